@@ -1,0 +1,73 @@
+// The persistence policy every data structure is written against.
+//
+// A structure is `template <Backend B> class X`, written once. Everything that
+// differs between persistence modes lives in the backend:
+//
+//   B::Ptr<T>                 stored pointer: a plain T* (dram, pmem-volatile) or
+//                             a 16-byte PMEMoid translated on every get()
+//                             (pmem-persist, pmem-trans).
+//   b.alloc<T>(bytes, type)   allocate an uninitialised object (zalloc: zeroed);
+//                             `type` is the pmemobj type number, used to walk
+//                             objects by kind for leak checks.
+//   b.free(ptr)
+//   b.root<R>()               the structure's root record; zeroed when the
+//                             backend was just created (b.created()).
+//   b.tx(f)                   run f as one failure-atomic operation: a
+//                             libpmemobj transaction in pmem-trans, a plain call
+//                             elsewhere. Exceptions abort it and propagate.
+//   b.write(dst, src, n)      change n reachable persistent bytes: logged first
+//                             (tx_add_range, must be inside b.tx) in pmem-trans;
+//                             copied then persisted in pmem-persist.
+//   b.store(dst, v)           the same for one trivially copyable field. For a
+//                             Ptr it writes the pool id before the offset, so a
+//                             16-aligned PMEMoid is published by its 8-byte offset.
+//   b.store_word(dst, v)      a lone 8-byte change that is crash-atomic by
+//                             itself: stored and persisted in both pmem modes,
+//                             never logged; must not be called inside b.tx.
+//   b.seal(p, n)              a freshly allocated, still unreachable object is
+//                             fully written: pmem-persist persists it (before it
+//                             is published); pmem-trans flushes new objects at
+//                             commit, so nothing is needed.
+//
+// Every call counts its cost in tl_costs (see counters.h).
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace pmemids {
+
+enum class Mode : uint8_t { kDram, kVolatile, kPersist, kTrans };
+inline constexpr Mode kAllModes[] = {Mode::kDram, Mode::kVolatile, Mode::kPersist, Mode::kTrans};
+
+constexpr std::string_view mode_name(Mode m) {
+  switch (m) {
+    case Mode::kDram:
+      return "dram";
+    case Mode::kVolatile:
+      return "pmem-volatile";
+    case Mode::kPersist:
+      return "pmem-persist";
+    case Mode::kTrans:
+      return "pmem-trans";
+  }
+  return "?";
+}
+
+template <class B>
+concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w) {
+  { B::kMode } -> std::convertible_to<Mode>;
+  { B::kDurable } -> std::convertible_to<bool>;
+  { b.template alloc<int>(n, 1u) } -> std::same_as<typename B::template Ptr<int>>;
+  { b.template zalloc<int>(n, 1u) } -> std::same_as<typename B::template Ptr<int>>;
+  b.free(typename B::template Ptr<int>{});
+  { b.created() } -> std::convertible_to<bool>;
+  b.write(p, cp, n);
+  b.store_word(w, uint64_t{0});
+  b.seal(cp, n);
+  b.tx([] {});
+};
+
+}  // namespace pmemids

@@ -1,0 +1,38 @@
+// Per-thread persistence cost counters.
+//
+// Every backend bumps these on the calling thread with plain (non-atomic)
+// increments of a thread_local block, so counting costs one add per event.
+// The runner snapshots a thread's block before and after its timed phase;
+// the difference is that phase's cost. Blocks are 64-byte aligned so two
+// threads never share a cache line.
+#pragma once
+
+#include <cstdint>
+
+namespace pmemids {
+
+struct alignas(64) CostCounters {
+  uint64_t persists = 0;       // persist calls issued by pmemids (pmemobj_persist)
+  uint64_t flushed_lines = 0;  // 64-byte cache lines those calls covered
+  uint64_t tx = 0;             // transactions begun (outermost only)
+  uint64_t tx_bytes = 0;       // bytes passed to pmemobj_tx_add_range*
+  uint64_t allocs = 0;         // objects allocated
+  uint64_t frees = 0;          // objects freed
+  uint64_t translations = 0;   // PMEMoid -> address translations (pmemobj_direct)
+
+  CostCounters& operator-=(const CostCounters& o);
+  CostCounters& operator+=(const CostCounters& o);
+};
+
+inline thread_local CostCounters tl_costs;
+
+constexpr uint64_t kCacheLine = 64;
+
+// Number of cache lines touched by [addr, addr + len).
+inline uint64_t lines_covered(const void* addr, uint64_t len) {
+  if (len == 0) return 0;
+  const auto a = reinterpret_cast<uintptr_t>(addr);
+  return ((a + len - 1) / kCacheLine) - (a / kCacheLine) + 1;
+}
+
+}  // namespace pmemids

@@ -1,0 +1,123 @@
+// Volatile backends: `dram` (malloc) and `pmem-volatile` (memkind's PMEM kind on
+// a file in the pool directory: jemalloc over PMEM, the successor of libvmem).
+// Plain pointers, no flushes, no logging; nothing survives the process, so
+// reopen is not supported. Persistence hooks compile to plain stores.
+#pragma once
+
+#include <memkind.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "backend/backend.h"
+#include "backend/counters.h"
+#include "backend/pool.h"
+#include "errors.h"
+
+namespace pmemids {
+
+template <class T>
+class RawPtr {
+ public:
+  RawPtr() = default;
+  explicit RawPtr(T* p) : p_(p) {}
+  T* get() const { return p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+  bool operator==(const RawPtr&) const = default;
+
+ private:
+  T* p_ = nullptr;
+};
+
+struct MallocHeap {
+  explicit MallocHeap(const PoolSpec&) {}
+  void* allocate(size_t n) { return std::malloc(n); }
+  void* allocate_zeroed(size_t n) { return std::calloc(1, n); }
+  void deallocate(void* p) { std::free(p); }
+};
+
+class KindHeap {
+ public:
+  explicit KindHeap(const PoolSpec& spec) : pool_(spec) {}
+  void* allocate(size_t n) { return memkind_malloc(pool_.kind(), n); }
+  void* allocate_zeroed(size_t n) { return memkind_calloc(pool_.kind(), 1, n); }
+  void deallocate(void* p) { memkind_free(pool_.kind(), p); }
+
+ private:
+  KindPool pool_;
+};
+
+template <Mode M, class Heap>
+class PlainBackend {
+ public:
+  static constexpr Mode kMode = M;
+  static constexpr bool kDurable = false;
+  template <class T>
+  using Ptr = RawPtr<T>;
+
+  explicit PlainBackend(const PoolSpec& spec) : heap_(spec) {
+    if (spec.reopen) {
+      throw UsageError(fmt::format("--reopen needs a durable mode (pmem-persist, pmem-trans); {} "
+                                   "keeps nothing across runs",
+                                   mode_name(M)));
+    }
+  }
+  ~PlainBackend() {
+    if (root_ != nullptr) heap_.deallocate(root_);
+  }
+  PlainBackend(const PlainBackend&) = delete;
+  PlainBackend& operator=(const PlainBackend&) = delete;
+
+  bool created() const { return true; }
+
+  template <class T>
+  Ptr<T> alloc(size_t bytes, unsigned /*type*/) {
+    return Ptr<T>(static_cast<T*>(checked(heap_.allocate(bytes), bytes)));
+  }
+  template <class T>
+  Ptr<T> zalloc(size_t bytes, unsigned /*type*/) {
+    return Ptr<T>(static_cast<T*>(checked(heap_.allocate_zeroed(bytes), bytes)));
+  }
+  template <class T>
+  void free(Ptr<T> p) {
+    ++tl_costs.frees;
+    heap_.deallocate(p.get());
+  }
+
+  template <class R>
+  R* root() {
+    if (root_ == nullptr) root_ = checked(heap_.allocate_zeroed(sizeof(R)), sizeof(R));
+    return static_cast<R*>(root_);
+  }
+
+  template <class F>
+  void tx(F&& f) {
+    f();
+  }
+  void write(void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); }
+  template <class T>
+  void store(T& dst, const T& v) {
+    dst = v;
+  }
+  void store_word(uint64_t& dst, uint64_t v) { dst = v; }
+  void seal(const void*, size_t) {}
+
+ private:
+  void* checked(void* p, size_t bytes) {
+    if (p == nullptr) {
+      throw RuntimeError(fmt::format("{}: out of memory allocating {} bytes (raise --pool-size?)",
+                                     mode_name(M), bytes));
+    }
+    ++tl_costs.allocs;
+    return p;
+  }
+
+  Heap heap_;
+  void* root_ = nullptr;
+};
+
+using DramBackend = PlainBackend<Mode::kDram, MallocHeap>;
+using VolatileBackend = PlainBackend<Mode::kVolatile, KindHeap>;
+
+}  // namespace pmemids

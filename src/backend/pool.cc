@@ -1,0 +1,89 @@
+#include "backend/pool.h"
+
+#include <fcntl.h>
+#include <memkind.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "errors.h"
+
+namespace pmemids {
+
+std::string PoolSpec::path() const {
+  std::string p = fmt::format("{}/{}.{}", dir, ds, mode);
+  if (instance >= 0) p += fmt::format(".{}", instance);
+  return p + ".pool";
+}
+
+std::string PoolSpec::layout() const { return fmt::format("pmemids/{}/{}/v1", ds, mode); }
+
+void check_pool_dir(const std::string& dir) {
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0) {
+    throw UsageError(fmt::format("pool directory '{}' does not exist ({}); create it or pass "
+                                 "--pool-dir / PMEMIDS_POOL_DIR",
+                                 dir, std::strerror(errno)));
+  }
+  if (!S_ISDIR(st.st_mode)) throw UsageError(fmt::format("pool directory '{}' is not a directory", dir));
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError(fmt::format("pool directory '{}' is not writable", dir));
+  }
+}
+
+ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
+  const std::string path = spec.path();
+  const bool exists = access(path.c_str(), F_OK) == 0;
+  if (spec.reopen) {
+    if (!exists) {
+      throw UsageError(fmt::format("--reopen: pool '{}' does not exist (run once with --keep-pool)", path));
+    }
+    pop_ = pmemobj_open(path.c_str(), spec.layout().c_str());
+    if (pop_ == nullptr) {
+      if (errno == EINVAL) {
+        throw UsageError(fmt::format(
+            "pool '{}' was not created for {}/{} (layout differs from '{}'); refusing to use it",
+            path, spec.ds, spec.mode, spec.layout()));
+      }
+      throw RuntimeError(fmt::format("cannot open pool '{}': {}", path, pmemobj_errormsg()));
+    }
+    return;
+  }
+  if (exists) {
+    throw UsageError(fmt::format(
+        "pool '{}' already exists; pass --reopen to run on it, or remove it", path));
+  }
+  int sds = 0;
+  if (pmemobj_ctl_set(nullptr, "sds.at_create", &sds) != 0) {
+    throw RuntimeError(fmt::format("cannot disable SDS: {}", pmemobj_errormsg()));
+  }
+  const uint64_t bytes = std::max<uint64_t>(spec.bytes, PMEMOBJ_MIN_POOL);
+  pop_ = pmemobj_create(path.c_str(), spec.layout().c_str(), bytes, 0600);
+  if (pop_ == nullptr) {
+    throw RuntimeError(
+        fmt::format("cannot create pool '{}' of {} bytes: {}", path, bytes, pmemobj_errormsg()));
+  }
+  created_ = true;
+}
+
+ObjPool::~ObjPool() {
+  pmemobj_close(pop_);
+  if (!spec_.keep) unlink(spec_.path().c_str());
+}
+
+KindPool::KindPool(const PoolSpec& spec) {
+  const size_t bytes = std::max<size_t>(spec.bytes, MEMKIND_PMEM_MIN_SIZE);
+  const int err = memkind_create_pmem(spec.dir.c_str(), bytes, &kind_);
+  if (err != 0) {
+    char msg[MEMKIND_ERROR_MESSAGE_SIZE];
+    memkind_error_message(err, msg, sizeof(msg));
+    throw RuntimeError(fmt::format("memkind_create_pmem('{}', {}): {}", spec.dir, bytes, msg));
+  }
+}
+
+KindPool::~KindPool() { memkind_destroy_kind(kind_); }
+
+}  // namespace pmemids

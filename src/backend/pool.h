@@ -1,0 +1,67 @@
+// Pool files: where they live, how big they are, and the libpmemobj pool handle
+// shared by the pmem-persist and pmem-trans backends.
+//
+// A pool file is named <dir>/<ds>.<mode>[.<instance>].pool and created with the
+// layout "pmemids/<ds>/<mode>/v1"; opening a file whose layout differs is refused
+// (UsageError) and leaves the file untouched. Creating over an existing file is
+// refused too: pass reopen to use it. Shadow data structures (SDS) are disabled
+// at creation through the ctl API so pools work on emulated PMEM and on PMDK 2.x.
+#pragma once
+
+#include <libpmemobj.h>
+
+#include <cstdint>
+#include <string>
+
+struct memkind;
+
+namespace pmemids {
+
+struct PoolSpec {
+  std::string dir;       // pool directory (must exist and be writable)
+  std::string ds;        // structure name, part of file name and layout
+  std::string mode;      // persistence mode name, part of file name and layout
+  int instance = -1;     // >= 0 for per-thread pools (parallel mode)
+  uint64_t bytes = 0;    // pool size used at creation
+  bool reopen = false;   // open an existing pool instead of creating one
+  bool keep = false;     // keep the file when the backend is destroyed
+
+  std::string path() const;
+  std::string layout() const;
+};
+
+// Checks that dir exists, is a directory and is writable; UsageError otherwise.
+void check_pool_dir(const std::string& dir);
+
+// An open libpmemobj pool. Closes (and deletes unless spec.keep) on destruction.
+class ObjPool {
+ public:
+  explicit ObjPool(const PoolSpec& spec);
+  ~ObjPool();
+  ObjPool(const ObjPool&) = delete;
+  ObjPool& operator=(const ObjPool&) = delete;
+
+  PMEMobjpool* handle() const { return pop_; }
+  bool created() const { return created_; }  // false when an existing pool was opened
+  const PoolSpec& spec() const { return spec_; }
+
+ private:
+  PoolSpec spec_;
+  PMEMobjpool* pop_ = nullptr;
+  bool created_ = false;
+};
+
+// A memkind PMEM kind backed by a temporary file in spec.dir (pmem-volatile).
+class KindPool {
+ public:
+  explicit KindPool(const PoolSpec& spec);
+  ~KindPool();
+  KindPool(const KindPool&) = delete;
+  KindPool& operator=(const KindPool&) = delete;
+  ::memkind* kind() const { return kind_; }
+
+ private:
+  ::memkind* kind_ = nullptr;
+};
+
+}  // namespace pmemids

@@ -1,0 +1,13 @@
+// Sub-commands of the pmemids binary. Each registers its options on the CLI11 app
+// and runs through a callback; errors are thrown as pmemids::Error and mapped to
+// exit codes in main().
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace pmemids {
+
+void add_run_command(CLI::App& app);
+void add_list_command(CLI::App& app);
+
+}  // namespace pmemids

@@ -1,0 +1,26 @@
+// pmemids: benchmarks indexing data structures on persistent memory.
+// Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error.
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "errors.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"pmemids: indexing data structures on persistent memory, measured"};
+  app.require_subcommand(1);
+  pmemids::add_run_command(app);
+  pmemids::add_list_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const pmemids::Error& e) {
+    fmt::print(stderr, "pmemids: error: {}\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "pmemids: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

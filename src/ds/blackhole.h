@@ -1,0 +1,39 @@
+// Blackhole: accepts every operation and does nothing, so a run measures the
+// harness alone (stream walk, dispatch, result counting). Each operation still
+// consumes its key through an empty asm statement so the loop cannot be elided.
+#pragma once
+
+#include "backend/backend.h"
+#include "ds/common.h"
+
+namespace pmemids {
+
+template <Backend B>
+class Blackhole {
+ public:
+  static constexpr const char* kName = "blackhole";
+  static constexpr bool kCanScan = true;
+
+  static uint64_t element_bytes(uint32_t) { return 0; }
+  static uint64_t pool_bytes(const DsOptions&) { return 0; }
+
+  Blackhole(B&, const DsOptions&) {}
+
+  bool read(uint64_t key, char*) const { return sink(key); }
+  bool update(uint64_t key, const char*) { return sink(key); }
+  bool insert(uint64_t key, const char*) { return sink(key); }
+  bool remove(uint64_t key) { return sink(key); }
+  uint32_t scan(uint64_t key, uint32_t n, char*) const { return sink(key) ? n : 0; }
+
+  template <class F>
+  void for_each(F&&) const {}
+  uint64_t check() const { return 0; }
+
+ private:
+  static bool sink(uint64_t key) {
+    asm volatile("" : : "r"(key));
+    return true;
+  }
+};
+
+}  // namespace pmemids

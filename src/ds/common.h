@@ -1,0 +1,77 @@
+// What every index structure shares: construction options, the checked root
+// header that makes a reopened pool refuse a mismatched workload, and the
+// exception invariant checkers throw.
+//
+// Structure contract (checked by the IndexStructure concept in run/registry.h):
+//   X(B& backend, const DsOptions&)  create the structure in a new backend, or
+//                                    attach to and recover one in a reopened pool.
+//   bool read(key, char* out)        copy value_size bytes out; false if absent.
+//   bool update(key, const char* v)  replace the value; false if absent.
+//   bool insert(key, const char* v)  add; an existing key is updated, returns false.
+//   bool remove(key)                 false if absent.
+//   uint64_t check() const           walk everything, verify invariants, return
+//                                    the element count; throws InvariantViolation.
+//   for_each(f)                      f(key, const char* value) for every element.
+// Each operation is complete and durable (per the backend's guarantee) when it
+// returns. Callers serialise access: no structure is internally synchronised.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "errors.h"
+#include "workload/stream.h"
+
+namespace pmemids {
+
+struct DsOptions {
+  uint64_t capacity = 0;      // record ids the structure must address (arraylist)
+  uint64_t expected = 0;      // expected element count (hashtable bucket count)
+  uint32_t value_size = 100;  // bytes per value (YCSB fieldlength)
+  double load_factor = 0.75;  // hashtable elements per bucket
+  KeyCodec codec;
+};
+
+// Values are stored in slots of at least 128 bytes, rounded up to cache lines.
+constexpr uint32_t value_slot(uint32_t value_size) {
+  return std::max<uint32_t>(128, (value_size + 63) / 64 * 64);
+}
+
+class InvariantViolation : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// First words of every structure's root record. `magic` is written last when a
+// structure is created, so a root with magic 0 was never completely initialised.
+struct RootHeader {
+  uint64_t magic;
+  uint64_t value_size;
+  uint64_t shape;  // structure-specific size parameter (capacity, bucket count)
+  uint64_t key_order;
+
+  static constexpr uint64_t kMagic = 0x706d656d69647331ULL;  // "pmemids1"
+
+  static RootHeader make(const DsOptions& o, uint64_t shape) {
+    return {kMagic, o.value_size, shape, static_cast<uint64_t>(o.codec.order)};
+  }
+  // Throws UsageError when a reopened pool does not match the workload.
+  void check_reopen(const DsOptions& o, const char* ds) const {
+    if (magic != kMagic) {
+      throw RuntimeError(fmt::format("{}: pool root was never initialised (creation crashed?)", ds));
+    }
+    if (value_size != o.value_size) {
+      throw UsageError(fmt::format("{}: pool holds {}-byte values but fieldlength is {}", ds,
+                                   value_size, o.value_size));
+    }
+    if (key_order != static_cast<uint64_t>(o.codec.order)) {
+      throw UsageError(fmt::format("{}: pool was loaded with insertorder={}, workload says {}", ds,
+                                   insert_order_name(static_cast<InsertOrder>(key_order)),
+                                   insert_order_name(o.codec.order)));
+    }
+  }
+};
+
+}  // namespace pmemids

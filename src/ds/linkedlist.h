@@ -1,0 +1,173 @@
+// Append-only persistent linked list with a DRAM index.
+//
+// Elements {next, key, value[value_slot]} (144 bytes with 8-byte pointers, 152
+// with PMEMoids) are appended at the tail. A DRAM hash index maps each key to
+// its element and that element's predecessor, so lookups are one index probe
+// plus one element access, and delete unlinks in O(1). The index and the tail
+// are rebuilt by walking the list when a pool is reopened (recovery).
+//
+// Durability (pmem-persist): append writes and persists the element, then links
+// it with one 8-byte store to the predecessor's `next` (or the root's head); a
+// crash leaves it absent or complete, at worst leaking it. Update overwrites the
+// value in place (a crash can tear it). Delete unlinks with one 8-byte store,
+// then frees (a crash in between leaks). pmem-trans: each operation is one
+// transaction logging exactly the link or value bytes it changes.
+#pragma once
+
+#include <cstring>
+#include <unordered_map>
+
+#include "backend/backend.h"
+#include "ds/common.h"
+
+namespace pmemids {
+
+template <Backend B>
+class LinkedList {
+  struct Elem;
+  using ElemPtr = typename B::template Ptr<Elem>;
+  struct Elem {
+    ElemPtr next;
+    uint64_t key;
+    char* value() { return reinterpret_cast<char*>(&key + 1); }
+    const char* value() const { return reinterpret_cast<const char*>(&key + 1); }
+  };
+  struct Root {
+    RootHeader hdr;
+    ElemPtr head;
+  };
+  struct Loc {
+    ElemPtr elem;
+    ElemPtr prev;  // null: elem is the head
+  };
+  static constexpr size_t kHeaderBytes = offsetof(Elem, key) + sizeof(uint64_t);
+
+ public:
+  static constexpr const char* kName = "linkedlist";
+  static constexpr bool kCanScan = false;
+  enum : unsigned { kTypeElem = 1 };
+
+  static uint64_t element_bytes(uint32_t value_size) { return kHeaderBytes + value_slot(value_size); }
+  static uint64_t pool_bytes(const DsOptions& o) { return o.capacity * (element_bytes(o.value_size) + 64); }
+
+  LinkedList(B& b, const DsOptions& o)
+      : b_(b), vsize_(o.value_size), elem_bytes_(element_bytes(o.value_size)) {
+    root_ = b.template root<Root>();
+    index_.reserve(o.capacity);
+    if (b.created()) {
+      b.tx([&] { b.store(root_->hdr, RootHeader::make(o, 0)); });
+    } else {
+      root_->hdr.check_reopen(o, kName);
+      recover();
+    }
+  }
+
+  bool read(uint64_t key, char* out) const {
+    auto it = index_.find(key);
+    if (it == index_.end()) return false;
+    std::memcpy(out, it->second.elem.get()->value(), vsize_);
+    return true;
+  }
+
+  bool update(uint64_t key, const char* v) {
+    auto it = index_.find(key);
+    if (it == index_.end()) return false;
+    Elem* e = it->second.elem.get();
+    b_.tx([&] { b_.write(e->value(), v, vsize_); });
+    return true;
+  }
+
+  bool insert(uint64_t key, const char* v) {
+    if (update(key, v)) return false;
+    ElemPtr fresh;
+    b_.tx([&] {
+      fresh = b_.template alloc<Elem>(elem_bytes_, kTypeElem);
+      Elem* e = fresh.get();
+      e->next = ElemPtr();
+      e->key = key;
+      std::memcpy(e->value(), v, vsize_);
+      b_.seal(e, kHeaderBytes + vsize_);
+      b_.store(link_to(tail_), fresh);
+    });
+    index_.emplace(key, Loc{fresh, tail_});
+    tail_ = fresh;
+    return true;
+  }
+
+  bool remove(uint64_t key) {
+    auto it = index_.find(key);
+    if (it == index_.end()) return false;
+    const Loc loc = it->second;
+    const ElemPtr next = loc.elem.get()->next;
+    b_.tx([&] {
+      b_.store(link_to(loc.prev), next);
+      b_.free(loc.elem);
+    });
+    index_.erase(it);
+    if (next) {
+      index_.find(next.get()->key)->second.prev = loc.prev;
+    } else {
+      tail_ = loc.prev;
+    }
+    return true;
+  }
+
+  template <class F>
+  void for_each(F&& f) const {
+    for (ElemPtr p = root_->head; p;) {
+      Elem* e = p.get();
+      f(e->key, e->value());
+      p = e->next;
+    }
+  }
+
+  // The list is acyclic with distinct keys, and the DRAM index and tail agree
+  // with it exactly.
+  uint64_t check() const {
+    uint64_t n = 0;
+    ElemPtr prev;
+    for (ElemPtr p = root_->head; p; ++n) {
+      Elem* e = p.get();
+      auto it = index_.find(e->key);
+      if (it == index_.end() || !(it->second.elem == p) || !(it->second.prev == prev)) {
+        throw InvariantViolation(fmt::format("element {} (key {:#x}) disagrees with the index", n, e->key));
+      }
+      if (n > index_.size()) throw InvariantViolation("list longer than its index (cycle?)");
+      prev = p;
+      p = e->next;
+    }
+    if (n != index_.size()) {
+      throw InvariantViolation(fmt::format("list holds {} elements, index {}", n, index_.size()));
+    }
+    if (!(prev == tail_)) throw InvariantViolation("tail does not point at the last element");
+    return n;
+  }
+
+ private:
+  // The link that points at the element after `prev` (the head when prev is null).
+  ElemPtr& link_to(ElemPtr prev) { return prev ? prev.get()->next : root_->head; }
+
+  // Rebuilds the DRAM index and tail by walking the persistent list.
+  void recover() {
+    index_.clear();
+    ElemPtr prev;
+    for (ElemPtr p = root_->head; p;) {
+      Elem* e = p.get();
+      if (!index_.emplace(e->key, Loc{p, prev}).second) {
+        throw InvariantViolation(fmt::format("recovery: key {:#x} appears twice", e->key));
+      }
+      prev = p;
+      p = e->next;
+    }
+    tail_ = prev;
+  }
+
+  B& b_;
+  uint32_t vsize_;
+  uint64_t elem_bytes_;
+  Root* root_;
+  std::unordered_map<uint64_t, Loc> index_;  // DRAM, rebuilt on reopen
+  ElemPtr tail_;                             // DRAM, rebuilt on reopen
+};
+
+}  // namespace pmemids

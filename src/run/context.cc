@@ -1,0 +1,158 @@
+#include "run/context.h"
+
+#include <fcntl.h>
+#include <libpmem2.h>
+#include <numa.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/chrono.h>
+
+#include "errors.h"
+
+extern char** environ;
+
+namespace pmemids {
+namespace {
+
+std::string fs_name(const std::string& dir) {
+  struct statfs sf {};
+  if (statfs(dir.c_str(), &sf) != 0) return "unknown";
+  switch (static_cast<unsigned long>(sf.f_type)) {
+    case 0x01021994:
+      return "tmpfs";
+    case 0xEF53:
+      return "ext4";
+    case 0x58465342:
+      return "xfs";
+    case 0x9123683E:
+      return "btrfs";
+    case 0x794c7630:
+      return "overlayfs";
+    default:
+      return fmt::format("0x{:x}", static_cast<unsigned long>(sf.f_type));
+  }
+}
+
+std::string granularity_name(pmem2_granularity g) {
+  switch (g) {
+    case PMEM2_GRANULARITY_BYTE:
+      return "byte";
+    case PMEM2_GRANULARITY_CACHE_LINE:
+      return "cache-line";
+    case PMEM2_GRANULARITY_PAGE:
+      return "page";
+  }
+  return "unknown";
+}
+
+std::string cpuinfo_field(const std::string& name) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(name, 0) == 0) {
+      const auto c = line.find(':');
+      if (c != std::string::npos) return line.substr(c + 2);
+    }
+  }
+  return "unknown";
+}
+
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string(v) == "1";
+}
+
+// The instruction libpmem uses to flush, following its own selection rules
+// (CPU flags, PMEM_NO_CLWB / PMEM_NO_CLFLUSHOPT / PMEM_NO_FLUSH, eADR).
+std::string flush_instruction(const std::set<std::string>& flags, const PmemProbe& probe) {
+  if (env_set("PMEM_NO_FLUSH")) return "none (PMEM_NO_FLUSH=1)";
+  if (probe.granularity == "byte") return "none (eADR: caches are persistent)";
+  if (flags.count("clwb") != 0 && !env_set("PMEM_NO_CLWB")) return "clwb";
+  if (flags.count("clflushopt") != 0 && !env_set("PMEM_NO_CLFLUSHOPT")) return "clflushopt";
+  return "clflush";
+}
+
+}  // namespace
+
+PmemProbe probe_pool_dir(const std::string& dir) {
+  PmemProbe p;
+  p.fs = fs_name(dir);
+  std::string path = dir + "/.pmemids-probe-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) throw UsageError(fmt::format("pool directory '{}' is not writable", dir));
+  unlink(path.c_str());
+  pmem2_config* cfg = nullptr;
+  pmem2_source* src = nullptr;
+  pmem2_map* map = nullptr;
+  const bool mapped = ftruncate(fd, 4096) == 0 && pmem2_config_new(&cfg) == 0 &&
+                      pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE) == 0 &&
+                      pmem2_source_from_fd(&src, fd) == 0 && pmem2_map_new(&map, cfg, src) == 0;
+  p.granularity = mapped ? granularity_name(pmem2_map_get_store_granularity(map)) : "unknown";
+  if (map != nullptr) pmem2_map_delete(&map);
+  if (src != nullptr) pmem2_source_delete(&src);
+  if (cfg != nullptr) pmem2_config_delete(&cfg);
+  close(fd);
+  p.real = p.granularity == "byte" || p.granularity == "cache-line";
+  if (!p.real && std::getenv("PMEM_IS_PMEM_FORCE") == nullptr) {
+    setenv("PMEM_IS_PMEM_FORCE", "1", 1);
+    p.forced_is_pmem = true;
+  }
+  return p;
+}
+
+nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& probe) {
+  std::set<std::string> flags;
+  {
+    std::istringstream in(cpuinfo_field("flags"));
+    for (std::string f; in >> f;) flags.insert(f);
+  }
+  nlohmann::json cpu_flags = nlohmann::json::array();
+  for (const char* f : {"clflush", "clflushopt", "clwb", "avx512f", "movdir64b", "rtm"}) {
+    if (flags.count(f) != 0) cpu_flags.push_back(f);
+  }
+  struct utsname u {};
+  uname(&u);
+  nlohmann::json env = nlohmann::json::object();
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv(*e);
+    if (kv.rfind("PMEM", 0) == 0) {
+      const auto eq = kv.find('=');
+      env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const auto now = std::chrono::system_clock::now();
+  return {
+      {"pmem", probe.real ? "real" : "emulated"},
+      {"store_granularity", probe.granularity},
+      {"pmem_is_pmem_forced_by_pmemids", probe.forced_is_pmem},
+      {"pool_dir", pool_dir},
+      {"pool_fs", probe.fs},
+      {"flush_instruction", flush_instruction(flags, probe)},
+      {"pmdk_version", PMEMIDS_PMDK_VERSION},
+      {"memkind_version", PMEMIDS_MEMKIND_VERSION},
+      {"cpu_model", cpuinfo_field("model name")},
+      {"cpu_flags", cpu_flags},
+      {"cpus_online", sysconf(_SC_NPROCESSORS_ONLN)},
+      {"numa_nodes", numa_available() < 0 ? 1 : numa_num_configured_nodes()},
+      {"kernel", fmt::format("{} {}", u.sysname, u.release)},
+      {"hostname", host},
+      {"compiler", __VERSION__},
+      {"build_type", PMEMIDS_BUILD_TYPE},
+      {"optimized", optimized_build()},
+      {"git_revision", PMEMIDS_GIT_REVISION},
+      {"env", env},
+      {"timestamp", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(now)))},
+  };
+}
+
+}  // namespace pmemids

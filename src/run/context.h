@@ -1,0 +1,35 @@
+// The environment a result was measured in: machine, build, libraries, pool
+// location, and above all whether PMEM was real or emulated.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace pmemids {
+
+struct PmemProbe {
+  bool real = false;             // the pool directory is DAX-mapped PMEM
+  std::string granularity;       // libpmem2 store granularity: byte, cache-line, page
+  std::string fs;                // file system type of the pool directory
+  bool forced_is_pmem = false;   // we set PMEM_IS_PMEM_FORCE=1 for this process
+};
+
+// Maps a scratch file in `dir` with libpmem2 to learn its store granularity:
+// page granularity means no DAX, i.e. emulated PMEM. When emulated and the user
+// has not set PMEM_IS_PMEM_FORCE, sets it to 1 so libpmemobj flushes with cache
+// line instructions instead of msync (call before any pool is opened).
+PmemProbe probe_pool_dir(const std::string& dir);
+
+// The `context` block of every result record.
+nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& probe);
+
+// True when this binary was compiled with optimisation.
+constexpr bool optimized_build() {
+#ifdef __OPTIMIZE__
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace pmemids

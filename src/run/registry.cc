@@ -1,0 +1,65 @@
+#include "run/registry.h"
+
+#include "backend/obj.h"
+#include "backend/plain.h"
+#include "ds/arraylist.h"
+#include "ds/blackhole.h"
+#include "ds/hashtable.h"
+#include "ds/linkedlist.h"
+#include "errors.h"
+
+namespace pmemids {
+namespace {
+
+template <template <class> class DS>
+DsEntry entry(std::string_view description) {
+  return DsEntry{
+      .name = DS<DramBackend>::kName,
+      .description = description,
+      .can_scan = DS<DramBackend>::kCanScan,
+      .element_bytes = {&DS<DramBackend>::element_bytes, &DS<VolatileBackend>::element_bytes,
+                        &DS<PersistBackend>::element_bytes, &DS<TransBackend>::element_bytes},
+      .run = {&run_rep<DS, DramBackend>, &run_rep<DS, VolatileBackend>,
+              &run_rep<DS, PersistBackend>, &run_rep<DS, TransBackend>},
+  };
+}
+
+}  // namespace
+
+const std::vector<DsEntry>& registry() {
+  static const std::vector<DsEntry> entries = {
+      entry<ArrayList>("fixed array of value slots addressed by record id"),
+      entry<LinkedList>("append-only persistent list with a DRAM hash index"),
+      entry<HashTable>("chained hashtable, fixed bucket array, insert at chain head"),
+      entry<Blackhole>("does nothing: measures the harness itself"),
+  };
+  return entries;
+}
+
+const DsEntry& find_ds(std::string_view name) {
+  std::string names;
+  for (const auto& e : registry()) {
+    if (e.name == name) return e;
+    names += (names.empty() ? "" : ", ") + std::string(e.name);
+  }
+  throw UsageError(fmt::format("unknown data structure '{}'; choose from: {}", name, names));
+}
+
+Mode find_mode(std::string_view name) {
+  std::string names;
+  for (Mode m : kAllModes) {
+    if (mode_name(m) == name) return m;
+    names += (names.empty() ? "" : ", ") + std::string(mode_name(m));
+  }
+  throw UsageError(fmt::format("unknown mode '{}'; choose from: {}", name, names));
+}
+
+std::string scanning_structures() {
+  std::string names;
+  for (const auto& e : registry()) {
+    if (e.can_scan && e.name != "blackhole") names += (names.empty() ? "" : ", ") + std::string(e.name);
+  }
+  return names.empty() ? "none yet" : names;
+}
+
+}  // namespace pmemids

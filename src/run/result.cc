@@ -1,0 +1,88 @@
+#include "run/result.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "errors.h"
+
+namespace pmemids {
+
+nlohmann::json metrics_json(const RepResult& r) {
+  const uint64_t ops = r.tally.total();
+  const double per = ops == 0 ? 0.0 : 1.0 / static_cast<double>(ops);
+  nlohmann::json m = {
+      {"ops", ops},
+      {"seconds", r.seconds},
+      {"ops_per_sec", r.seconds > 0 ? static_cast<double>(ops) / r.seconds : 0.0},
+      {"load_ops", r.load_ops},
+      {"load_seconds", r.load_seconds},
+      {"open_seconds", r.open_seconds},
+      {"recovery_seconds", r.recovery_seconds},
+      {"pool_bytes", r.pool_bytes},
+      {"persists_per_op", static_cast<double>(r.costs.persists) * per},
+      {"flushed_lines_per_op", static_cast<double>(r.costs.flushed_lines) * per},
+      {"tx_per_op", static_cast<double>(r.costs.tx) * per},
+      {"tx_bytes_per_op", static_cast<double>(r.costs.tx_bytes) * per},
+      {"allocs_per_op", static_cast<double>(r.costs.allocs) * per},
+      {"frees_per_op", static_cast<double>(r.costs.frees) * per},
+      {"translations_per_op", static_cast<double>(r.costs.translations) * per},
+  };
+  for (int t = 0; t < kOpTypes; ++t) {
+    const std::string name(op_name(static_cast<OpType>(t)));
+    m[name + "_ops"] = r.tally.count[t];
+    m[name + "_found"] = r.tally.found[t];
+    m[name + "_not_found"] = r.tally.count[t] - r.tally.found[t];
+  }
+  return m;
+}
+
+nlohmann::json make_record(const nlohmann::json& context, const nlohmann::json& config,
+                           const RepResult& r) {
+  return {{"schema_version", kSchemaVersion},
+          {"context", context},
+          {"config", config},
+          {"metrics", metrics_json(r)}};
+}
+
+void append_record(const std::string& path, const nlohmann::json& record) {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  const std::string line = record.dump() + "\n";
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw UsageError(fmt::format("cannot open result file '{}': {}", path, std::strerror(errno)));
+  const ssize_t n = write(fd, line.data(), line.size());
+  const int err = errno;
+  close(fd);
+  if (n != static_cast<ssize_t>(line.size())) {
+    throw RuntimeError(fmt::format("cannot write result file '{}': {}", path, std::strerror(err)));
+  }
+}
+
+void print_table_header(std::FILE* out) {
+  fmt::print(out, "{:<12} {:<14} {:<18} {:>3} {:>10} {:>8} {:>7} {:>8} {:>8} {:>8}\n", "ds", "mode",
+             "workload", "rep", "Kops/s", "load s", "found%", "lines/op", "txB/op", "allocs/op");
+}
+
+void print_table_row(std::FILE* out, const nlohmann::json& rec) {
+  const auto& c = rec["config"];
+  const auto& m = rec["metrics"];
+  uint64_t found = 0;
+  for (int t = 0; t < kOpTypes; ++t) found += m[std::string(op_name(static_cast<OpType>(t))) + "_found"].get<uint64_t>();
+  const uint64_t ops = m["ops"];
+  fmt::print(out, "{:<12} {:<14} {:<18} {:>3} {:>10.1f} {:>8.2f} {:>7.1f} {:>8.2f} {:>8.1f} {:>8.2f}\n",
+             c["ds"].get<std::string>(), c["mode"].get<std::string>(),
+             c["workload"].get<std::string>(), c["repetition"].get<int>(),
+             m["ops_per_sec"].get<double>() / 1e3, m["load_seconds"].get<double>(),
+             ops == 0 ? 0.0 : 100.0 * static_cast<double>(found) / static_cast<double>(ops),
+             m["flushed_lines_per_op"].get<double>(), m["tx_bytes_per_op"].get<double>(),
+             m["allocs_per_op"].get<double>());
+  std::fflush(out);
+}
+
+}  // namespace pmemids

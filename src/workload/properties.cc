@@ -1,0 +1,249 @@
+#include "workload/properties.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <set>
+
+#include "errors.h"
+
+namespace pmemids {
+namespace {
+
+// Keys YCSB defines (core workload and client) that have no effect here.
+const std::set<std::string> kYcsbIgnored = {
+    "workload", "db", "table", "fieldcount", "fieldnameprefix", "readallfields",
+    "readallfieldsbyname", "writeallfields", "dataintegrity", "measurementtype",
+    "measurement.interval", "measurement.trackjvm", "histogram.buckets",
+    "hdrhistogram.percentiles", "hdrhistogram.fileoutput", "hdrhistogram.output.path",
+    "timeseries.granularity", "exporter", "exportfile", "threadcount", "target",
+    "maxexecutiontime", "status.interval", "dotransactions", "insertstart", "insertcount",
+    "zeropadding", "core_workload_insertion_retry_limit",
+    "core_workload_insertion_retry_interval", "exponential.percentile", "exponential.frac",
+    "minfieldlength", "minscanlength", "fieldlengthhistogram", "debug", "requestdistribution.skew",
+    "operationtimeout"};
+
+// YCSB keys whose only supported value is the one pmemids implements.
+const std::map<std::string, std::string> kYcsbFixed = {
+    {"fieldlengthdistribution", "constant"},
+    {"scanlengthdistribution", "uniform"},
+};
+
+[[noreturn]] void bad(const std::string& key, const std::string& value, const std::string& origin,
+                      const std::string& accepted) {
+  throw UsageError(fmt::format("property '{}' = '{}' ({}): expected {}", key, value, origin, accepted));
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\f\v");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\f\v");
+  return s.substr(b, e - b + 1);
+}
+
+uint64_t parse_uint(const std::string& key, const std::string& v, const std::string& origin,
+                    uint64_t min, uint64_t max) {
+  uint64_t out = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || out < min || out > max) {
+    bad(key, v, origin, fmt::format("an integer in [{}, {}]", min, max));
+  }
+  return out;
+}
+
+double parse_double(const std::string& key, const std::string& v, const std::string& origin,
+                    double min, double max, bool open_max = false) {
+  double out = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || !std::isfinite(out) || out < min ||
+      out > max || (open_max && out == max)) {
+    bad(key, v, origin, fmt::format("a number in [{}, {}{}", min, max, open_max ? ")" : "]"));
+  }
+  return out;
+}
+
+using Setter = std::function<void(WorkloadSpec&, const std::string&, const std::string&,
+                                  const std::string&)>;
+
+Setter uint_field(uint64_t WorkloadSpec::*f, uint64_t min, uint64_t max) {
+  return [=](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+    s.*f = parse_uint(k, v, o, min, max);
+  };
+}
+Setter u32_field(uint32_t WorkloadSpec::*f, uint32_t min, uint32_t max) {
+  return [=](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+    s.*f = static_cast<uint32_t>(parse_uint(k, v, o, min, max));
+  };
+}
+Setter fraction_field(double WorkloadSpec::*f) {
+  return [=](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+    s.*f = parse_double(k, v, o, 0.0, 1.0);
+  };
+}
+template <class E>
+Setter enum_field(E WorkloadSpec::*f, std::vector<std::pair<std::string, E>> names) {
+  return [=](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+    for (const auto& [n, e] : names) {
+      if (n == v) {
+        s.*f = e;
+        return;
+      }
+    }
+    std::string accepted = "one of";
+    for (const auto& [n, e] : names) accepted += " " + n;
+    bad(k, v, o, accepted);
+  };
+}
+
+const std::map<std::string, Setter>& setters() {
+  static const std::map<std::string, Setter> table = {
+      {"recordcount", uint_field(&WorkloadSpec::recordcount, 1, uint64_t{1} << 40)},
+      {"operationcount", uint_field(&WorkloadSpec::operationcount, 0, uint64_t{1} << 40)},
+      {"readproportion", fraction_field(&WorkloadSpec::readproportion)},
+      {"updateproportion", fraction_field(&WorkloadSpec::updateproportion)},
+      {"insertproportion", fraction_field(&WorkloadSpec::insertproportion)},
+      {"scanproportion", fraction_field(&WorkloadSpec::scanproportion)},
+      {"readmodifywriteproportion", fraction_field(&WorkloadSpec::readmodifywriteproportion)},
+      {"deleteproportion", fraction_field(&WorkloadSpec::deleteproportion)},
+      {"requestdistribution",
+       enum_field<Distribution>(&WorkloadSpec::requestdistribution,
+                                {{"uniform", Distribution::kUniform},
+                                 {"zipfian", Distribution::kZipfian},
+                                 {"latest", Distribution::kLatest},
+                                 {"hotspot", Distribution::kHotspot},
+                                 {"sequential", Distribution::kSequential}})},
+      {"zipfianconstant",
+       [](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+         s.zipfianconstant = parse_double(k, v, o, 0.0, 1.0, /*open_max=*/true);
+         if (s.zipfianconstant == 0.0) bad(k, v, o, "a number in (0, 1)");
+       }},
+      {"insertorder", enum_field<InsertOrder>(&WorkloadSpec::insertorder,
+                                              {{"hashed", InsertOrder::kHashed},
+                                               {"ordered", InsertOrder::kOrdered}})},
+      {"fieldlength", u32_field(&WorkloadSpec::fieldlength, 1, 1 << 20)},
+      {"maxscanlength", u32_field(&WorkloadSpec::maxscanlength, 1, 1 << 24)},
+      {"hotspotdatafraction", fraction_field(&WorkloadSpec::hotspotdatafraction)},
+      {"hotspotopnfraction", fraction_field(&WorkloadSpec::hotspotopnfraction)},
+      {"readmissrate", fraction_field(&WorkloadSpec::readmissrate)},
+      {"seed", uint_field(&WorkloadSpec::seed, 0, UINT64_MAX)},
+  };
+  return table;
+}
+
+}  // namespace
+
+const char* distribution_name(Distribution d) {
+  switch (d) {
+    case Distribution::kUniform:
+      return "uniform";
+    case Distribution::kZipfian:
+      return "zipfian";
+    case Distribution::kLatest:
+      return "latest";
+    case Distribution::kHotspot:
+      return "hotspot";
+    case Distribution::kSequential:
+      return "sequential";
+  }
+  return "?";
+}
+
+const char* insert_order_name(InsertOrder o) {
+  return o == InsertOrder::kHashed ? "hashed" : "ordered";
+}
+
+std::vector<std::string> PropertySet::known_keys() {
+  std::vector<std::string> keys;
+  for (const auto& [k, s] : setters()) keys.push_back(k);
+  return keys;
+}
+
+void PropertySet::put(const std::string& key, const std::string& value, const std::string& origin) {
+  entries_[key] = Entry{value, origin};
+}
+
+void PropertySet::load_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("workload file '{}' cannot be read", path));
+  files_.push_back(path);
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#' || t[0] == '!') continue;
+    const auto sep = t.find_first_of("=:");
+    if (sep == std::string::npos || sep == 0) {
+      throw UsageError(fmt::format("{}:{}: expected 'key=value', got '{}'", path, lineno, t));
+    }
+    put(trim(t.substr(0, sep)), trim(t.substr(sep + 1)), fmt::format("{}:{}", path, lineno));
+  }
+}
+
+void PropertySet::set_override(const std::string& key_value) {
+  const auto sep = key_value.find('=');
+  if (sep == std::string::npos || sep == 0) {
+    throw UsageError(fmt::format("-p '{}': expected key=value", key_value));
+  }
+  put(trim(key_value.substr(0, sep)), trim(key_value.substr(sep + 1)), "-p");
+}
+
+WorkloadSpec PropertySet::build() const {
+  WorkloadSpec spec;
+  spec.files = files_;
+  for (const auto& [key, e] : entries_) {
+    if (auto it = setters().find(key); it != setters().end()) {
+      it->second(spec, key, e.value, e.origin);
+    } else if (auto fixed = kYcsbFixed.find(key); fixed != kYcsbFixed.end()) {
+      if (e.value != fixed->second) bad(key, e.value, e.origin, "'" + fixed->second + "' (the only one supported)");
+      spec.ignored[key] = e.value;
+    } else if (kYcsbIgnored.count(key) != 0) {
+      spec.ignored[key] = e.value;
+    } else {
+      std::string known;
+      for (const auto& k : known_keys()) known += (known.empty() ? "" : ", ") + k;
+      throw UsageError(fmt::format("unknown workload property '{}' ({}); pmemids applies: {} "
+                                   "(and accepts YCSB's other keys as ignored)",
+                                   key, e.origin, known));
+    }
+  }
+  const double sum = spec.readproportion + spec.updateproportion + spec.insertproportion +
+                     spec.scanproportion + spec.readmodifywriteproportion +
+                     spec.deleteproportion;
+  if (std::abs(sum - 1.0) > 1e-9) {
+    throw UsageError(fmt::format(
+        "operation proportions sum to {} (read {} + update {} + insert {} + scan {} + "
+        "readmodifywrite {} + delete {}); they must sum to 1",
+        sum, spec.readproportion, spec.updateproportion, spec.insertproportion,
+        spec.scanproportion, spec.readmodifywriteproportion, spec.deleteproportion));
+  }
+  return spec;
+}
+
+nlohmann::json WorkloadSpec::to_json() const {
+  return {
+      {"recordcount", recordcount},
+      {"operationcount", operationcount},
+      {"readproportion", readproportion},
+      {"updateproportion", updateproportion},
+      {"insertproportion", insertproportion},
+      {"scanproportion", scanproportion},
+      {"readmodifywriteproportion", readmodifywriteproportion},
+      {"deleteproportion", deleteproportion},
+      {"requestdistribution", distribution_name(requestdistribution)},
+      {"zipfianconstant", zipfianconstant},
+      {"insertorder", insert_order_name(insertorder)},
+      {"fieldlength", fieldlength},
+      {"maxscanlength", maxscanlength},
+      {"hotspotdatafraction", hotspotdatafraction},
+      {"hotspotopnfraction", hotspotopnfraction},
+      {"readmissrate", readmissrate},
+      {"seed", seed},
+      {"workload_files", files},
+      {"ignored_properties", ignored},
+  };
+}
+
+}  // namespace pmemids

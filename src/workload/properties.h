@@ -1,0 +1,77 @@
+// YCSB workload properties: parsing property files and `-p key=value` overrides
+// into a validated WorkloadSpec.
+//
+// Files use Java properties syntax (key=value or key: value, '#'/'!' comments).
+// Later sources override earlier ones: files in order given, then -p overrides.
+// Keys that are YCSB's but have no meaning here (table, fieldcount, ...) are
+// accepted and reported in WorkloadSpec::ignored; any other unknown key, a bad
+// value, or proportions that do not sum to 1 raise UsageError naming the key,
+// its value, where it came from and what is accepted.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pmemids {
+
+enum class Distribution { kUniform, kZipfian, kLatest, kHotspot, kSequential };
+enum class InsertOrder { kHashed, kOrdered };
+
+struct WorkloadSpec {
+  uint64_t recordcount = 1000;
+  uint64_t operationcount = 1000;
+  double readproportion = 0.95;
+  double updateproportion = 0.05;
+  double insertproportion = 0;
+  double scanproportion = 0;
+  double readmodifywriteproportion = 0;
+  double deleteproportion = 0;
+  Distribution requestdistribution = Distribution::kUniform;
+  double zipfianconstant = 0.99;
+  InsertOrder insertorder = InsertOrder::kHashed;
+  uint32_t fieldlength = 100;
+  uint32_t maxscanlength = 1000;
+  double hotspotdatafraction = 0.2;
+  double hotspotopnfraction = 0.8;
+  double readmissrate = 0;
+  uint64_t seed = 1;
+
+  std::vector<std::string> files;              // property files, in order
+  std::map<std::string, std::string> ignored;  // YCSB keys accepted but not applied
+
+  // Every property with its effective value, keyed by property name, plus
+  // "workload_files" and "ignored_properties".
+  nlohmann::json to_json() const;
+};
+
+class PropertySet {
+ public:
+  // Reads a property file; UsageError on a missing file or a malformed line.
+  void load_file(const std::string& path);
+  // Applies one "key=value" override given on the command line.
+  void set_override(const std::string& key_value);
+  // Validates and converts everything given so far.
+  WorkloadSpec build() const;
+
+  // Names of all keys this tool applies (for messages and `pmemids list`).
+  static std::vector<std::string> known_keys();
+
+ private:
+  struct Entry {
+    std::string value;
+    std::string origin;  // "file:line" or "-p"
+  };
+  void put(const std::string& key, const std::string& value, const std::string& origin);
+
+  std::map<std::string, Entry> entries_;
+  std::vector<std::string> files_;
+};
+
+const char* distribution_name(Distribution d);
+const char* insert_order_name(InsertOrder o);
+
+}  // namespace pmemids

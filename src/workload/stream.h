@@ -1,0 +1,66 @@
+// The pre-generated operation stream of one run.
+//
+// generate() turns a WorkloadSpec into the load-phase keys and the whole
+// transaction-phase operation list before anything is timed; the timed loop
+// only walks `ops`. Keys are 8-byte integers derived from record ids by a
+// KeyCodec: `hashed` insert order scrambles ids with a bijection (so distinct
+// ids give distinct keys and structures that address by id can invert it);
+// `ordered` uses the id itself. Read misses use ids from [kMissBase, 2^63),
+// which no insert ever reaches.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "workload/properties.h"
+
+namespace pmemids {
+
+enum class OpType : uint8_t { kRead, kUpdate, kInsert, kScan, kReadModifyWrite, kDelete };
+inline constexpr int kOpTypes = 6;
+std::string_view op_name(OpType t);
+
+struct KeyCodec {
+  InsertOrder order = InsertOrder::kHashed;
+  uint64_t encode(uint64_t id) const;
+  uint64_t decode(uint64_t key) const;
+};
+
+inline constexpr uint64_t kMissBase = uint64_t{1} << 62;
+
+struct Op {
+  uint64_t key;
+  const char* value;  // fieldlength bytes for update / insert / read-modify-write
+  OpType type;
+  uint32_t scan_len;  // scan only
+};
+
+// Distinct value payloads shared by all operations (values are not unique per
+// operation; structures copy them, so sharing does not change the work done).
+class ValuePool {
+ public:
+  ValuePool(uint32_t fieldlength, uint64_t seed, size_t count = 1024);
+  const char* get(uint64_t i) const { return bytes_.data() + (i % count_) * len_; }
+  uint32_t length() const { return len_; }
+
+ private:
+  uint32_t len_;
+  size_t count_;
+  std::vector<char> bytes_;
+};
+
+struct Stream {
+  KeyCodec codec;
+  ValuePool values;
+  std::vector<uint64_t> load_keys;  // recordcount keys, in insertion order
+  std::vector<Op> ops;              // operationcount operations
+  uint64_t records_max = 0;         // record ids ever inserted: recordcount + inserts in ops
+  uint64_t read_misses = 0;         // reads aimed at never-inserted keys
+};
+
+// Deterministic in (spec, stream_seed); `stream_seed` lets threads draw
+// independent streams from one recorded spec.seed.
+Stream generate(const WorkloadSpec& spec, uint64_t stream_seed);
+
+}  // namespace pmemids
