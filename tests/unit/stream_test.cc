@@ -1,1 +1,149 @@
+// Operation streams: determinism by seed, the operation mix, fresh insert keys,
+// request distributions over the id space, and the read miss rate.
 #include <gtest/gtest.h>
+
+#include <set>
+
+#include "workload/properties.h"
+#include "workload/stream.h"
+
+namespace pmemids {
+namespace {
+
+WorkloadSpec spec(std::initializer_list<std::string> overrides) {
+  PropertySet p;
+  for (const auto& kv : overrides) p.set_override(kv);
+  return p.build();
+}
+
+std::vector<uint64_t> ids_of(const Stream& st, OpType t) {
+  std::vector<uint64_t> ids;
+  for (const Op& op : st.ops) {
+    if (op.type == t) ids.push_back(st.codec.decode(op.key));
+  }
+  return ids;
+}
+
+TEST(StreamTest, DeterministicBySeed) {
+  const WorkloadSpec s = spec({"recordcount=1000", "operationcount=5000", "readproportion=0.5",
+                               "updateproportion=0.3", "insertproportion=0.2",
+                               "requestdistribution=zipfian"});
+  const Stream a = generate(s, 1), b = generate(s, 1), c = generate(s, 2);
+  ASSERT_EQ(a.ops.size(), 5000u);
+  bool differs = false;
+  for (size_t i = 0; i < a.ops.size(); ++i) {
+    ASSERT_EQ(a.ops[i].key, b.ops[i].key);
+    ASSERT_EQ(a.ops[i].type, b.ops[i].type);
+    differs |= a.ops[i].key != c.ops[i].key;
+  }
+  EXPECT_TRUE(differs);
+}
+
+TEST(StreamTest, OperationMixFollowsProportions) {
+  const WorkloadSpec s = spec({"operationcount=200000", "readproportion=0.4", "updateproportion=0.1",
+                               "insertproportion=0.1", "scanproportion=0.1",
+                               "readmodifywriteproportion=0.2", "deleteproportion=0.1"});
+  const Stream st = generate(s, 3);
+  const double expected[kOpTypes] = {0.4, 0.1, 0.1, 0.1, 0.2, 0.1};
+  for (int t = 0; t < kOpTypes; ++t) {
+    const double share = static_cast<double>(ids_of(st, static_cast<OpType>(t)).size()) / 200000;
+    EXPECT_NEAR(share, expected[t], 0.01) << op_name(static_cast<OpType>(t));
+  }
+  for (const Op& op : st.ops) {
+    if (op.type == OpType::kScan) {
+      ASSERT_GE(op.scan_len, 1u);
+      ASSERT_LE(op.scan_len, s.maxscanlength);
+    }
+    if (op.type == OpType::kUpdate || op.type == OpType::kInsert) {
+      ASSERT_NE(op.value, nullptr);
+    }
+  }
+}
+
+TEST(StreamTest, LoadKeysAreDistinctAndInsertsAreFresh) {
+  const WorkloadSpec s = spec({"recordcount=1000", "operationcount=10000", "readproportion=0.5",
+                               "updateproportion=0", "insertproportion=0.5"});
+  const Stream st = generate(s, 4);
+  std::set<uint64_t> keys(st.load_keys.begin(), st.load_keys.end());
+  EXPECT_EQ(keys.size(), 1000u);
+  uint64_t next_id = 1000;
+  for (uint64_t id : ids_of(st, OpType::kInsert)) ASSERT_EQ(id, next_id++);
+  EXPECT_EQ(st.records_max, next_id);
+  // Reads only target ids already inserted when they are issued.
+  uint64_t inserted = 1000;
+  for (const Op& op : st.ops) {
+    if (op.type == OpType::kInsert) ++inserted;
+    if (op.type == OpType::kRead) {
+      ASSERT_LT(st.codec.decode(op.key), inserted);
+    }
+  }
+}
+
+TEST(StreamTest, OrderedInsertOrderUsesIdsAsKeys) {
+  const Stream st = generate(spec({"recordcount=100", "insertorder=ordered"}), 1);
+  for (uint64_t i = 0; i < 100; ++i) ASSERT_EQ(st.load_keys[i], i);
+}
+
+TEST(StreamTest, ReadMissRateIsHonouredAndMissesAreNeverInserted) {
+  const WorkloadSpec s = spec({"recordcount=1000", "operationcount=100000", "readproportion=1",
+                               "updateproportion=0", "readmissrate=0.3"});
+  const Stream st = generate(s, 5);
+  uint64_t misses = 0;
+  for (uint64_t id : ids_of(st, OpType::kRead)) misses += id >= kMissBase;
+  EXPECT_EQ(misses, st.read_misses);
+  EXPECT_NEAR(static_cast<double>(misses) / 100000, 0.3, 0.01);
+}
+
+TEST(StreamTest, LatestFavoursRecentInserts) {
+  const WorkloadSpec s = spec({"recordcount=10000", "operationcount=50000", "readproportion=0.95",
+                               "updateproportion=0", "insertproportion=0.05",
+                               "requestdistribution=latest"});
+  const Stream st = generate(s, 6);
+  uint64_t inserted = 10000, recent = 0, reads = 0;
+  for (const Op& op : st.ops) {
+    if (op.type == OpType::kInsert) ++inserted;
+    if (op.type != OpType::kRead) continue;
+    ++reads;
+    recent += st.codec.decode(op.key) + 100 >= inserted;  // among the newest 1%
+  }
+  EXPECT_GT(static_cast<double>(recent) / reads, 0.4);
+}
+
+TEST(StreamTest, HotspotSendsTheOpFractionToTheHotSet) {
+  const WorkloadSpec s = spec({"recordcount=10000", "operationcount=100000", "readproportion=1",
+                               "updateproportion=0", "requestdistribution=hotspot",
+                               "hotspotdatafraction=0.2", "hotspotopnfraction=0.8"});
+  const auto ids = ids_of(generate(s, 7), OpType::kRead);
+  uint64_t hot = 0;
+  for (uint64_t id : ids) hot += id < 2000;
+  EXPECT_NEAR(static_cast<double>(hot) / ids.size(), 0.8, 0.01);
+}
+
+TEST(StreamTest, SequentialWalksIdsInOrder) {
+  const auto ids = ids_of(generate(spec({"recordcount=10", "operationcount=25", "readproportion=1",
+                                         "updateproportion=0", "requestdistribution=sequential"}),
+                                   8),
+                          OpType::kRead);
+  for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], i % 10);
+}
+
+TEST(StreamTest, ZipfianConcentratesOnFewKeys) {
+  const auto ids = ids_of(generate(spec({"recordcount=100000", "operationcount=100000",
+                                         "readproportion=1", "updateproportion=0",
+                                         "requestdistribution=zipfian"}),
+                                   9),
+                          OpType::kRead);
+  std::map<uint64_t, int> freq;
+  for (uint64_t id : ids) ++freq[id];
+  std::vector<int> counts;
+  for (const auto& [id, c] : freq) counts.push_back(c);
+  std::sort(counts.rbegin(), counts.rend());
+  int top = 0;
+  for (int i = 0; i < 100 && i < static_cast<int>(counts.size()); ++i) top += counts[i];
+  // With theta 0.99 over 1e5 items the 100 most popular get roughly 40%.
+  EXPECT_GT(top, 30000);
+  EXPECT_LT(top, 50000);
+}
+
+}  // namespace
+}  // namespace pmemids

@@ -1,0 +1,68 @@
+// Test helpers: a scratch pool directory under /dev/shm, and the list of every
+// (structure, backend) pair so behaviour tests are written once and instantiated
+// for all of them.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+#include "backend/obj.h"
+#include "backend/plain.h"
+#include "backend/pool.h"
+#include "ds/arraylist.h"
+#include "ds/hashtable.h"
+#include "ds/linkedlist.h"
+#include "run/context.h"
+
+namespace pmemids::test {
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = "/dev/shm/pmemids-test-XXXXXX";
+    path_ = mkdtemp(tmpl.data());
+    probe_pool_dir(path_);  // sets PMEM_IS_PMEM_FORCE on tmpfs, as the CLI does
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+  PoolSpec spec(const std::string& ds, Mode m, bool reopen = false, bool keep = false,
+                uint64_t bytes = 64 << 20) const {
+    return PoolSpec{.dir = path_, .ds = ds, .mode = std::string(mode_name(m)), .bytes = bytes,
+                    .reopen = reopen, .keep = keep};
+  }
+
+ private:
+  std::string path_;
+};
+
+template <template <class> class DS_, class B_>
+struct Pair {
+  using B = B_;
+  using DS = DS_<B_>;
+};
+
+#define PMEMIDS_PAIRS_FOR(DS)                                                          \
+  Pair<DS, DramBackend>, Pair<DS, VolatileBackend>, Pair<DS, PersistBackend>, \
+      Pair<DS, TransBackend>
+
+using AllPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(ArrayList), PMEMIDS_PAIRS_FOR(LinkedList),
+                                  PMEMIDS_PAIRS_FOR(HashTable)>;
+using DurablePairs =
+    ::testing::Types<Pair<ArrayList, PersistBackend>, Pair<ArrayList, TransBackend>,
+                     Pair<LinkedList, PersistBackend>, Pair<LinkedList, TransBackend>,
+                     Pair<HashTable, PersistBackend>, Pair<HashTable, TransBackend>>;
+
+struct PairName {
+  template <class P>
+  static std::string GetName(int) {
+    std::string mode(mode_name(P::B::kMode));
+    for (char& c : mode) c = c == '-' ? '_' : c;
+    return std::string(P::DS::kName) + "_" + mode;
+  }
+};
+
+}  // namespace pmemids::test
