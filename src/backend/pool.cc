@@ -34,6 +34,35 @@ void check_pool_dir(const std::string& dir) {
   }
 }
 
+namespace {
+
+// Reads the signature and layout name of a libpmemobj pool file without mapping
+// it: pmemobj_open would write its runtime state into a pool before it checks the
+// layout, so a refused pool would not stay byte-for-byte intact. In libpmemobj's
+// on-media format (unchanged since PMDK 1.0) the 4 KiB pool header starts with
+// the signature "PMEMOBJ" and the layout name opens the pool descriptor after it.
+void check_layout_before_open(const PoolSpec& spec) {
+  constexpr off_t kLayoutOffset = 4096;
+  const std::string path = spec.path();
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw UsageError(fmt::format("cannot read pool '{}': {}", path, std::strerror(errno)));
+  char sig[8] = {};
+  char layout[PMEMOBJ_MAX_LAYOUT] = {};
+  const bool ok = pread(fd, sig, sizeof sig, 0) == sizeof sig &&
+                  pread(fd, layout, sizeof layout, kLayoutOffset) == sizeof layout;
+  close(fd);
+  if (!ok || std::memcmp(sig, "PMEMOBJ", 7) != 0) {
+    throw UsageError(fmt::format("'{}' is not a libpmemobj pool; refusing to use it", path));
+  }
+  layout[sizeof layout - 1] = '\0';
+  if (spec.layout() != layout) {
+    throw UsageError(fmt::format("pool '{}' holds layout '{}', not '{}' ({}/{}); refusing to use it",
+                                 path, layout, spec.layout(), spec.ds, spec.mode));
+  }
+}
+
+}  // namespace
+
 ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
   const std::string path = spec.path();
   const bool exists = access(path.c_str(), F_OK) == 0;
@@ -41,13 +70,9 @@ ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
     if (!exists) {
       throw UsageError(fmt::format("--reopen: pool '{}' does not exist (run once with --keep-pool)", path));
     }
+    check_layout_before_open(spec);
     pop_ = pmemobj_open(path.c_str(), spec.layout().c_str());
     if (pop_ == nullptr) {
-      if (errno == EINVAL) {
-        throw UsageError(fmt::format(
-            "pool '{}' was not created for {}/{} (layout differs from '{}'); refusing to use it",
-            path, spec.ds, spec.mode, spec.layout()));
-      }
       throw RuntimeError(fmt::format("cannot open pool '{}': {}", path, pmemobj_errormsg()));
     }
     return;

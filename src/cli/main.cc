@@ -13,8 +13,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    fmt::print(stderr, "pmemids: error: {}\n(run 'pmemids --help' or 'pmemids run --help')\n", e.what());
+    return 2;
   } catch (const pmemids::Error& e) {
     fmt::print(stderr, "pmemids: error: {}\n", e.what());
     return e.exit_code();

@@ -347,7 +347,11 @@ def assert_unchanged(pool: Path, pristine: Path) -> None:
     if sha256(pool) == sha256(pristine):
         return
     a, b = pristine.read_bytes(), pool.read_bytes()
-    diff = [i for i in range(min(len(a), len(b))) if a[i] != b[i]]
+    diff, page = [], 4096
+    for base in range(0, min(len(a), len(b)), page):
+        if a[base:base + page] != b[base:base + page]:
+            end = min(base + page, len(a), len(b))
+            diff += [i for i in range(base, end) if a[i] != b[i]]
     pytest.fail(f"the refused pool file {pool.name} was modified: size {len(a)} -> {len(b)}, "
                 f"{len(diff)} bytes differ"
                 + (f" at offsets {diff[0]:#x}..{diff[-1]:#x}" if diff else ""))

@@ -1,6 +1,7 @@
 // Every (structure, mode) against a std::map oracle: long random operation
 // sequences, edge cases, and (durable modes) the same after closing and
 // reopening the pool. Written once, instantiated for all pairs.
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -25,6 +26,11 @@ std::string value_for(uint64_t n) {
 }
 
 using Oracle = std::map<uint64_t, std::string>;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 template <class DS>
 Oracle contents(const DS& ds) {
@@ -182,11 +188,20 @@ TEST(PoolTest, PoolOfAnotherLayoutIsRefusedAndUntouched) {
   const auto from = dir.spec("hashtable", Mode::kPersist).path();
   const auto to = dir.spec("linkedlist", Mode::kPersist).path();
   std::filesystem::rename(from, to);
-  const auto size = std::filesystem::file_size(to);
+  const std::string before = read_file(to);
   EXPECT_THROW(PersistBackend(dir.spec("linkedlist", Mode::kPersist, /*reopen=*/true)), UsageError);
   EXPECT_THROW(PersistBackend(dir.spec("linkedlist", Mode::kPersist)), UsageError);  // exists
+  EXPECT_THROW(TransBackend(dir.spec("linkedlist", Mode::kTrans, /*reopen=*/true)), UsageError);
   ASSERT_TRUE(std::filesystem::exists(to));
-  EXPECT_EQ(std::filesystem::file_size(to), size);
+  EXPECT_TRUE(read_file(to) == before) << "refused pool was modified";
+}
+
+TEST(PoolTest, FileThatIsNotAPoolIsRefused) {
+  ScratchDir dir;
+  const auto path = dir.spec("hashtable", Mode::kPersist).path();
+  std::ofstream(path) << std::string(16384, 'z');
+  EXPECT_THROW(PersistBackend(dir.spec("hashtable", Mode::kPersist, /*reopen=*/true)), UsageError);
+  EXPECT_EQ(read_file(path), std::string(16384, 'z'));
 }
 
 TEST(PoolTest, TransactionAbortRollsBack) {
