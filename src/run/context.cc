@@ -16,6 +16,7 @@
 #include <fmt/chrono.h>
 
 #include "errors.h"
+#include "git_revision.h"
 
 extern char** environ;
 
