@@ -18,6 +18,8 @@
 //   b.write(dst, src, n)      change n reachable persistent bytes: logged first
 //                             (tx_add_range, must be inside b.tx) in pmem-trans;
 //                             copied then persisted in pmem-persist.
+//   b.move(dst, src, n)       like write, for overlapping ranges (memmove), as
+//                             when a node shifts its entries.
 //   b.store(dst, v)           the same for one trivially copyable field. For a
 //                             Ptr it writes the pool id before the offset, so a
 //                             16-aligned PMEMoid is published by its 8-byte offset.
@@ -65,6 +67,7 @@ concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w)
   b.free(typename B::template Ptr<int>{});
   { b.created() } -> std::convertible_to<bool>;
   b.write(p, cp, n);
+  b.move(p, cp, n);
   b.store_word(w, uint64_t{0});
   b.seal(cp, n);
   b.tx([] {});

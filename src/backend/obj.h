@@ -100,18 +100,19 @@ class ObjBackendBase {
   // registered on first use; large ones keep libpmemobj's default.
   uint64_t alloc_flags(size_t bytes) {
     if (bytes > kMaxClassedBytes) return 0;
+    const size_t unit = (bytes + kCompactHeader + kCacheLine - 1) / kCacheLine * kCacheLine;
     for (const auto& c : classes_) {
-      if (c.bytes == bytes) return c.flags;
+      if (c.unit == unit) return c.flags;
     }
     pobj_alloc_class_desc d{};
-    d.unit_size = (bytes + kCompactHeader + kCacheLine - 1) / kCacheLine * kCacheLine;
+    d.unit_size = unit;
     d.alignment = kCacheLine;
     d.units_per_block = std::max<unsigned>(1, (256 << 10) / d.unit_size);
     d.header_type = POBJ_HEADER_COMPACT;
     if (pmemobj_ctl_set(pop(), "heap.alloc_class.new.desc", &d) != 0) {
       throw RuntimeError(fmt::format("cannot register allocation class: {}", pmemobj_errormsg()));
     }
-    classes_.push_back({bytes, POBJ_CLASS_ID(d.class_id)});
+    classes_.push_back({unit, POBJ_CLASS_ID(d.class_id)});
     return classes_.back().flags;
   }
 
@@ -129,11 +130,11 @@ class ObjBackendBase {
   static constexpr size_t kMaxClassedBytes = 4096;
   static constexpr size_t kCompactHeader = 16;
   struct SizeClass {
-    size_t bytes;
+    size_t unit;  // bytes per allocation unit, header included
     uint64_t flags;
   };
   ObjPool pool_;
-  std::vector<SizeClass> classes_;  // a few entries: one per node size in use
+  std::vector<SizeClass> classes_;  // a few entries: one per unit size in use
 };
 
 class PersistBackend : public ObjBackendBase {
@@ -175,6 +176,11 @@ class PersistBackend : public ObjBackendBase {
     ++tl_costs.persists;
     tl_costs.flushed_lines += lines_covered(dst, n);
     pmemobj_memcpy_persist(pop(), dst, src, n);
+  }
+  void move(void* dst, const void* src, size_t n) {
+    ++tl_costs.persists;
+    tl_costs.flushed_lines += lines_covered(dst, n);
+    pmemobj_memmove(pop(), dst, src, n, 0);
   }
   template <class T>
   void store(T& dst, const T& v) {
@@ -236,6 +242,10 @@ class TransBackend : public ObjBackendBase {
   void write(void* dst, const void* src, size_t n) {
     snapshot(dst, n);
     std::memcpy(dst, src, n);
+  }
+  void move(void* dst, const void* src, size_t n) {
+    snapshot(dst, n);
+    std::memmove(dst, src, n);
   }
   template <class T>
   void store(T& dst, const T& v) {

@@ -96,6 +96,7 @@ class PlainBackend {
     f();
   }
   void write(void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); }
+  void move(void* dst, const void* src, size_t n) { std::memmove(dst, src, n); }
   template <class T>
   void store(T& dst, const T& v) {
     dst = v;

@@ -23,7 +23,10 @@ class Blackhole {
   bool update(uint64_t key, const char*) { return sink(key); }
   bool insert(uint64_t key, const char*) { return sink(key); }
   bool remove(uint64_t key) { return sink(key); }
-  uint32_t scan(uint64_t key, uint32_t n, char*) const { return sink(key) ? n : 0; }
+  template <class F>
+  uint32_t scan(uint64_t key, uint32_t n, F&&) const {
+    return sink(key) ? n : 0;
+  }
 
   template <class F>
   void for_each(F&&) const {}

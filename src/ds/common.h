@@ -11,7 +11,11 @@
 //   bool remove(key)                 false if absent.
 //   uint64_t check() const           walk everything, verify invariants, return
 //                                    the element count; throws InvariantViolation.
-//   for_each(f)                      f(key, const char* value) for every element.
+//   for_each(f)                      f(key, const char* value) for every element;
+//                                    in ascending key order when kCanScan.
+//   uint32_t scan(start, n, visit)   (only when kCanScan) visit(key, const char*
+//                                    value) for the first n elements with key >=
+//                                    start, ascending; returns how many.
 // Each operation is complete and durable (per the backend's guarantee) when it
 // returns. Callers serialise access: no structure is internally synchronised.
 #pragma once
@@ -32,6 +36,9 @@ struct DsOptions {
   uint32_t value_size = 100;  // bytes per value (YCSB fieldlength)
   double load_factor = 0.75;  // hashtable elements per bucket
   KeyCodec codec;
+  uint64_t seed = 1;          // structure-internal randomness (skiplist levels)
+  uint32_t max_height = 16;   // skiplist maximum level count
+  uint32_t node_keys = 0;     // B-tree / B+-tree keys per node; 0 = the structure's default
 };
 
 // Values are stored in slots of at least 128 bytes, rounded up to cache lines.

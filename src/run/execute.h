@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #include "workload/stream.h"
 
@@ -31,9 +32,11 @@ struct OpTally {
   }
 };
 
-// `buf` must hold max(fieldlength, maxscanlength * fieldlength) bytes for scans.
+// `buf` must hold maxscanlength * value_size bytes: a scan copies every value it
+// visits, as a YCSB scan returns every record.
 template <class DS>
-void execute(DS& ds, const Op* begin, const Op* end, char* buf, OpTally& tally) {
+void execute(DS& ds, const Op* begin, const Op* end, char* buf, uint32_t value_size,
+             OpTally& tally) {
   for (const Op* op = begin; op != end; ++op) {
     bool found = false;
     switch (op->type) {
@@ -47,7 +50,13 @@ void execute(DS& ds, const Op* begin, const Op* end, char* buf, OpTally& tally) 
         found = !ds.insert(op->key, op->value);
         break;
       case OpType::kScan:
-        if constexpr (DS::kCanScan) found = ds.scan(op->key, op->scan_len, buf) > 0;
+        if constexpr (DS::kCanScan) {
+          char* dst = buf;
+          found = ds.scan(op->key, op->scan_len, [&](uint64_t, const char* v) {
+            std::memcpy(dst, v, value_size);
+            dst += value_size;
+          }) > 0;
+        }
         break;
       case OpType::kReadModifyWrite:
         found = ds.read(op->key, buf) && ds.update(op->key, op->value);

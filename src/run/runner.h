@@ -25,6 +25,8 @@ struct RunRequest {
   bool keep_pool = false;
   bool reopen = false;
   double load_factor = 0.75;
+  uint32_t max_height = 16;  // skiplist
+  uint32_t node_keys = 0;    // B-tree / B+-tree keys per node; 0 = default
   const WorkloadSpec* spec = nullptr;
   const Stream* stream = nullptr;
 };
@@ -47,7 +49,10 @@ inline DsOptions ds_options(const RunRequest& req) {
                    .expected = req.spec->recordcount,
                    .value_size = req.spec->fieldlength,
                    .load_factor = req.load_factor,
-                   .codec = req.stream->codec};
+                   .codec = req.stream->codec,
+                   .seed = req.spec->seed,
+                   .max_height = req.max_height,
+                   .node_keys = req.node_keys};
 }
 
 template <template <class> class DS, class B>
@@ -89,7 +94,8 @@ RepResult run_rep(const RunRequest& req) {
   std::vector<char> buf(size_t{req.spec->fieldlength} * req.spec->maxscanlength);
   const CostCounters before = tl_costs;
   const auto s0 = Clock::now();
-  execute(ds, st.ops.data(), st.ops.data() + st.ops.size(), buf.data(), r.tally);
+  execute(ds, st.ops.data(), st.ops.data() + st.ops.size(), buf.data(), req.spec->fieldlength,
+          r.tally);
   const auto s1 = Clock::now();
   r.seconds = secs(s0, s1);
   r.costs = tl_costs;

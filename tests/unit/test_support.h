@@ -13,6 +13,7 @@
 #include "backend/plain.h"
 #include "backend/pool.h"
 #include "ds/arraylist.h"
+#include "ds/btree.h"
 #include "ds/hashtable.h"
 #include "ds/linkedlist.h"
 #include "run/context.h"
@@ -49,19 +50,28 @@ struct Pair {
   Pair<DS, DramBackend>, Pair<DS, VolatileBackend>, Pair<DS, PersistBackend>, \
       Pair<DS, TransBackend>
 
+#define PMEMIDS_DURABLE_PAIRS_FOR(DS) Pair<DS, PersistBackend>, Pair<DS, TransBackend>
+
 using AllPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(ArrayList), PMEMIDS_PAIRS_FOR(LinkedList),
-                                  PMEMIDS_PAIRS_FOR(HashTable)>;
+                                  PMEMIDS_PAIRS_FOR(HashTable), PMEMIDS_PAIRS_FOR(BTree),
+                                  PMEMIDS_PAIRS_FOR(BTreeEmbedded)>;
 using DurablePairs =
-    ::testing::Types<Pair<ArrayList, PersistBackend>, Pair<ArrayList, TransBackend>,
-                     Pair<LinkedList, PersistBackend>, Pair<LinkedList, TransBackend>,
-                     Pair<HashTable, PersistBackend>, Pair<HashTable, TransBackend>>;
+    ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(ArrayList), PMEMIDS_DURABLE_PAIRS_FOR(LinkedList),
+                     PMEMIDS_DURABLE_PAIRS_FOR(HashTable), PMEMIDS_DURABLE_PAIRS_FOR(BTree),
+                     PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded)>;
+
+using OrderedPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(BTree), PMEMIDS_PAIRS_FOR(BTreeEmbedded)>;
+using OrderedDurablePairs =
+    ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(BTree), PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded)>;
 
 struct PairName {
   template <class P>
   static std::string GetName(int) {
     std::string mode(mode_name(P::B::kMode));
     for (char& c : mode) c = c == '-' ? '_' : c;
-    return std::string(P::DS::kName) + "_" + mode;
+    std::string ds(P::DS::kName);
+    for (char& c : ds) c = c == '-' ? '_' : c;
+    return ds + "_" + mode;
   }
 };
 
