@@ -4,6 +4,7 @@
 #include "backend/plain.h"
 #include "ds/arraylist.h"
 #include "ds/blackhole.h"
+#include "ds/bplustree.h"
 #include "ds/btree.h"
 #include "ds/hashtable.h"
 #include "ds/linkedlist.h"
@@ -34,6 +35,7 @@ const std::vector<DsEntry>& registry() {
       entry<HashTable>("chained hashtable, fixed bucket array, insert at chain head"),
       entry<BTree>("B-tree, keys and value references in every node (about 256-byte nodes)"),
       entry<BTreeEmbedded>("the same B-tree with the values inside the nodes (about 1.5 KB nodes)"),
+      entry<BPlusTree>("B+-tree, keys in inner nodes, value references in linked leaves (256-byte nodes)"),
       entry<Blackhole>("does nothing: measures the harness itself"),
   };
   return entries;

@@ -13,6 +13,7 @@
 #include "backend/plain.h"
 #include "backend/pool.h"
 #include "ds/arraylist.h"
+#include "ds/bplustree.h"
 #include "ds/btree.h"
 #include "ds/hashtable.h"
 #include "ds/linkedlist.h"
@@ -54,15 +55,17 @@ struct Pair {
 
 using AllPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(ArrayList), PMEMIDS_PAIRS_FOR(LinkedList),
                                   PMEMIDS_PAIRS_FOR(HashTable), PMEMIDS_PAIRS_FOR(BTree),
-                                  PMEMIDS_PAIRS_FOR(BTreeEmbedded)>;
+                                  PMEMIDS_PAIRS_FOR(BTreeEmbedded), PMEMIDS_PAIRS_FOR(BPlusTree)>;
 using DurablePairs =
     ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(ArrayList), PMEMIDS_DURABLE_PAIRS_FOR(LinkedList),
                      PMEMIDS_DURABLE_PAIRS_FOR(HashTable), PMEMIDS_DURABLE_PAIRS_FOR(BTree),
-                     PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded)>;
+                     PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded), PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree)>;
 
-using OrderedPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(BTree), PMEMIDS_PAIRS_FOR(BTreeEmbedded)>;
+using OrderedPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(BTree), PMEMIDS_PAIRS_FOR(BTreeEmbedded),
+                                      PMEMIDS_PAIRS_FOR(BPlusTree)>;
 using OrderedDurablePairs =
-    ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(BTree), PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded)>;
+    ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(BTree), PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded),
+                     PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree)>;
 
 struct PairName {
   template <class P>
