@@ -33,6 +33,8 @@ struct RunOptions {
   int repeat = 1;
   std::string out;
   double load_factor = 0.75;
+  uint32_t node_keys = 0;
+  uint32_t max_height = 16;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -145,6 +147,8 @@ void run(const RunOptions& o) {
                  .keep_pool = o.keep_pool,
                  .reopen = o.reopen,
                  .load_factor = o.load_factor,
+                 .max_height = o.max_height,
+                 .node_keys = o.node_keys,
                  .spec = &spec,
                  .stream = &stream};
   print_table_header(stdout);
@@ -163,6 +167,8 @@ void run(const RunOptions& o) {
                        {"keep_pool", o.keep_pool},
                        {"reopen", o.reopen},
                        {"load_factor", o.load_factor},
+                       {"node_keys", o.node_keys},
+                       {"max_height", o.max_height},
                        {"repeat", o.repeat},
                        {"repetition", rep}});
         const nlohmann::json record = make_record(context, config, r);
@@ -194,6 +200,10 @@ void add_run_command(CLI::App& app) {
   sub->add_option("--out", o->out, "JSON-lines result file to append to (default results/<time>.jsonl)");
   sub->add_option("--load-factor", o->load_factor, "Hashtable elements per bucket")
       ->check(CLI::Range(0.01, 100.0));
+  sub->add_option("--node-keys", o->node_keys,
+                  "B-tree / B+-tree keys per node (default: btree 10, bplustree 15)")
+      ->check(CLI::Range(3, 1024));
+  sub->add_option("--max-height", o->max_height, "Skiplist maximum height")->check(CLI::Range(1, 64));
   sub->callback([o] { run(*o); });
 }
 

@@ -65,7 +65,7 @@ void append_record(const std::string& path, const nlohmann::json& record) {
 }
 
 void print_table_header(std::FILE* out) {
-  fmt::print(out, "{:<12} {:<14} {:<18} {:>3} {:>10} {:>8} {:>7} {:>8} {:>8} {:>8}\n", "ds", "mode",
+  fmt::print(out, "{:<14} {:<14} {:<18} {:>3} {:>10} {:>8} {:>7} {:>8} {:>8} {:>8}\n", "ds", "mode",
              "workload", "rep", "Kops/s", "load s", "found%", "lines/op", "txB/op", "allocs/op");
 }
 
@@ -75,7 +75,7 @@ void print_table_row(std::FILE* out, const nlohmann::json& rec) {
   uint64_t found = 0;
   for (int t = 0; t < kOpTypes; ++t) found += m[std::string(op_name(static_cast<OpType>(t))) + "_found"].get<uint64_t>();
   const uint64_t ops = m["ops"];
-  fmt::print(out, "{:<12} {:<14} {:<18} {:>3} {:>10.1f} {:>8.2f} {:>7.1f} {:>8.2f} {:>8.1f} {:>8.2f}\n",
+  fmt::print(out, "{:<14} {:<14} {:<18} {:>3} {:>10.1f} {:>8.2f} {:>7.1f} {:>8.2f} {:>8.1f} {:>8.2f}\n",
              c["ds"].get<std::string>(), c["mode"].get<std::string>(),
              c["workload"].get<std::string>(), c["repetition"].get<int>(),
              m["ops_per_sec"].get<double>() / 1e3, m["load_seconds"].get<double>(),
