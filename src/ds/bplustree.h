@@ -31,6 +31,7 @@
 #include "ds/common.h"
 #include "ds/node_array.h"
 #include "ds/node_search.h"
+#include "ds/tree_root.h"
 
 namespace pmemids {
 
@@ -42,16 +43,12 @@ class BPlusTree {
   };
   using NodePtr = typename B::template Ptr<Node>;
   using ValPtr = typename B::template Ptr<char>;
-  struct Root {
-    RootHeader hdr;
-    NodePtr root;
-  };
   static constexpr uint32_t kNoKid = ~0u;
   static constexpr size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
   struct Layout {
     uint32_t keys = 0;
-    size_t inner_kids = 0, inner_bytes = 0;            // inner: keys at sizeof(Node)
+    size_t inner_kids = 0, inner_bytes = 0;  // inner: keys at sizeof(Node)
     size_t leaf_next = 0, leaf_keys = 0, leaf_vals = 0, leaf_bytes = 0;
 
     static Layout make(uint32_t k) {
@@ -79,26 +76,10 @@ class BPlusTree {
     return o.capacity * (2 * l.leaf_bytes / l.keys + 64 + value_slot(o.value_size) + 64);
   }
 
-  BPlusTree(B& b, const DsOptions& o) : b_(b), vsize_(o.value_size) {
-    if (o.node_keys != 0 && (o.node_keys < 3 || o.node_keys > 1024)) {
-      throw UsageError(fmt::format("{}: node_keys {} out of range [3, 1024]", kName, o.node_keys));
-    }
-    root_ = b.template root<Root>();
-    if (b.created()) {
-      set_layout(o.node_keys != 0 ? o.node_keys : kDefaultKeys);
-      b.tx([&] {
-        b.store(root_->root, new_node(true));
-        b.store(root_->hdr, RootHeader::make(o, L_.keys));
-      });
-    } else {
-      root_->hdr.check_reopen(o, kName);
-      const auto k = static_cast<uint32_t>(root_->hdr.shape);
-      if (o.node_keys != 0 && o.node_keys != k) {
-        throw UsageError(fmt::format("{}: pool was built with {} keys per node, not {}", kName, k, o.node_keys));
-      }
-      set_layout(k);
-    }
-    top_ = root_->root.get();
+  BPlusTree(B& b, const DsOptions& o)
+      : b_(b), vsize_(o.value_size), root_(b, o, kName, kDefaultKeys) {
+    set_layout(root_.keys());
+    if (b.created()) b.tx([&] { root_.init(new_node(true), o); });
   }
 
   bool read(uint64_t key, char* out) const {
@@ -123,8 +104,8 @@ class BPlusTree {
       char* dst = val.get();
       std::memcpy(dst, v, vsize_);
       b_.seal(dst, vsize_);
-      if (top_->n == L_.keys) grow();
-      Node* x = top_;
+      if (root_.top()->n == L_.keys) grow();
+      Node* x = root_.top();
       while (!x->leaf) {
         uint32_t i = child_index(x, key);
         Node* c = kids(x)[i].get();
@@ -143,7 +124,7 @@ class BPlusTree {
   bool remove(uint64_t key) {
     if (find(key).first == nullptr) return false;
     b_.tx([&] {
-      Node* x = top_;
+      Node* x = root_.top();
       while (!x->leaf) {
         const uint32_t i = child_index(x, key);
         Node* c = kids(x)[i].get();
@@ -152,13 +133,8 @@ class BPlusTree {
       const uint32_t i = node_lower_bound(keys(x), x->n, key);
       b_.free(vals(x)[i]);
       leaf_erase(x, i);
-      if (!top_->leaf && top_->n == 0) {  // the root emptied by a merge: shrink
-        const NodePtr old = root_->root;
-        const NodePtr child = kids(top_)[0];
-        b_.store(root_->root, child);
-        b_.free(old);
-        top_ = child.get();
-      }
+      if (!root_.top()->leaf && root_.top()->n == 0)
+        root_.collapse(kids(root_.top())[0]);  // emptied by a merge
     });
     return true;
   }
@@ -181,11 +157,12 @@ class BPlusTree {
     std::unordered_set<const Node*> seen;
     std::vector<Node*> leaves;
     int leaf_depth = -1;
-    const uint64_t count = check_node(top_, nullptr, nullptr, 0, seen, leaves, leaf_depth);
+    const uint64_t count = check_node(root_.top(), nullptr, nullptr, 0, seen, leaves, leaf_depth);
     for (size_t j = 0; j < leaves.size(); ++j) {
       Node* expected = j + 1 < leaves.size() ? leaves[j + 1] : nullptr;
       if (next(leaves[j]).get() != expected) {
-        throw InvariantViolation(fmt::format("leaf {} of {}: chain link does not lead to the next leaf", j, leaves.size()));
+        throw InvariantViolation(fmt::format(
+            "leaf {} of {}: chain link does not lead to the next leaf", j, leaves.size()));
       }
     }
     return count;
@@ -199,14 +176,27 @@ class BPlusTree {
   }
 
   uint64_t* keys(Node* x) const {
-    return reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(x) + (x->leaf ? L_.leaf_keys : sizeof(Node)));
+    return reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(x) +
+                                       (x->leaf ? L_.leaf_keys : sizeof(Node)));
   }
-  NodePtr* kids(Node* x) const { return reinterpret_cast<NodePtr*>(reinterpret_cast<char*>(x) + L_.inner_kids); }
-  ValPtr* vals(Node* x) const { return reinterpret_cast<ValPtr*>(reinterpret_cast<char*>(x) + L_.leaf_vals); }
-  NodePtr& next(Node* x) const { return *reinterpret_cast<NodePtr*>(reinterpret_cast<char*>(x) + L_.leaf_next); }
-  NodeArray key_array(Node* x) const { return {reinterpret_cast<char*>(keys(x)), sizeof(uint64_t), sizeof(uint64_t)}; }
-  NodeArray val_array(Node* x) const { return {reinterpret_cast<char*>(vals(x)), sizeof(ValPtr), sizeof(ValPtr)}; }
-  NodeArray kid_array(Node* x) const { return {reinterpret_cast<char*>(kids(x)), sizeof(NodePtr), sizeof(NodePtr)}; }
+  NodePtr* kids(Node* x) const {
+    return reinterpret_cast<NodePtr*>(reinterpret_cast<char*>(x) + L_.inner_kids);
+  }
+  ValPtr* vals(Node* x) const {
+    return reinterpret_cast<ValPtr*>(reinterpret_cast<char*>(x) + L_.leaf_vals);
+  }
+  NodePtr& next(Node* x) const {
+    return *reinterpret_cast<NodePtr*>(reinterpret_cast<char*>(x) + L_.leaf_next);
+  }
+  NodeArray key_array(Node* x) const {
+    return {reinterpret_cast<char*>(keys(x)), sizeof(uint64_t), sizeof(uint64_t)};
+  }
+  NodeArray val_array(Node* x) const {
+    return {reinterpret_cast<char*>(vals(x)), sizeof(ValPtr), sizeof(ValPtr)};
+  }
+  NodeArray kid_array(Node* x) const {
+    return {reinterpret_cast<char*>(kids(x)), sizeof(NodePtr), sizeof(NodePtr)};
+  }
   char* stage() { return reinterpret_cast<char*>(stage_.data()); }
 
   // The child whose range [keys[i-1], keys[i]) holds key.
@@ -218,7 +208,7 @@ class BPlusTree {
   }
 
   std::pair<Node*, uint32_t> find(uint64_t key) const {
-    Node* x = top_;
+    Node* x = root_.top();
     while (!x->leaf) x = kids(x)[child_index(x, key)].get();
     const uint32_t n = x->n;
     const uint32_t i = node_lower_bound(keys(x), n, key);
@@ -272,10 +262,9 @@ class BPlusTree {
   void grow() {
     const NodePtr r = new_node(false);
     Node* nr = r.get();
-    b_.store(kids(nr)[0], root_->root);
-    split_child(nr, 0, top_);
-    b_.store(root_->root, r);
-    top_ = nr;
+    b_.store(kids(nr)[0], root_.ptr());
+    split_child(nr, 0, root_.top());
+    root_.replace(r);
   }
 
   // Splits the full child y = kids(x)[i]. A leaf keeps its lower half and the
@@ -372,7 +361,7 @@ class BPlusTree {
 
   template <class F>
   uint64_t walk(uint64_t start, uint64_t limit, F& visit) const {
-    Node* x = top_;
+    Node* x = root_.top();
     while (!x->leaf) x = kids(x)[child_index(x, start)].get();
     uint32_t i = node_lower_bound(keys(x), x->n, start);
     uint64_t count = 0;
@@ -394,23 +383,18 @@ class BPlusTree {
                       std::unordered_set<const Node*>& seen, std::vector<Node*>& leaves,
                       int& leaf_depth) const {
     if (x == nullptr) throw InvariantViolation(fmt::format("null child at depth {}", depth));
-    if (!seen.insert(x).second) throw InvariantViolation("a node is reached twice (cycle or shared child)");
+    if (!seen.insert(x).second)
+      throw InvariantViolation("a node is reached twice (cycle or shared child)");
     const uint32_t n = x->n;
-    if (n > L_.keys) throw InvariantViolation(fmt::format("node at depth {} holds {} > {} keys", depth, n, L_.keys));
-    if (depth > 0 && n < min_) {
-      throw InvariantViolation(fmt::format("node at depth {} holds {} < {} keys", depth, n, min_));
-    }
-    if (depth == 0 && !x->leaf && n == 0) throw InvariantViolation("empty inner root");
-    for (uint32_t j = 0; j < n; ++j) {
-      const uint64_t k = keys(x)[j];
-      if ((j > 0 && keys(x)[j - 1] >= k) || (lo != nullptr && k < *lo) || (hi != nullptr && k >= *hi)) {
-        throw InvariantViolation(fmt::format("key {:#x} out of order at depth {}", k, depth));
-      }
-      if (x->leaf && !vals(x)[j]) throw InvariantViolation(fmt::format("key {:#x} has a null value", k));
+    check_node_keys(keys(x), n, x->leaf != 0, depth, L_.keys, min_, lo, /*lo_inclusive=*/true, hi);
+    for (uint32_t j = 0; x->leaf && j < n; ++j) {
+      if (!vals(x)[j])
+        throw InvariantViolation(fmt::format("key {:#x} has a null value", keys(x)[j]));
     }
     if (x->leaf) {
       if (leaf_depth < 0) leaf_depth = depth;
-      if (leaf_depth != depth) throw InvariantViolation(fmt::format("leaves at depths {} and {}", leaf_depth, depth));
+      if (leaf_depth != depth)
+        throw InvariantViolation(fmt::format("leaves at depths {} and {}", leaf_depth, depth));
       leaves.push_back(x);
       return n;
     }
@@ -426,8 +410,7 @@ class BPlusTree {
   uint32_t vsize_;
   Layout L_;
   uint32_t min_ = 0;
-  Root* root_ = nullptr;
-  Node* top_ = nullptr;           // DRAM copy of the translated root node pointer
+  TreeRoot<B, Node> root_;
   std::vector<uint64_t> stage_;  // DRAM staging for node region rewrites
 };
 

@@ -37,6 +37,7 @@
 #include "ds/common.h"
 #include "ds/node_array.h"
 #include "ds/node_search.h"
+#include "ds/tree_root.h"
 
 namespace pmemids {
 
@@ -48,10 +49,6 @@ class BTreeImpl {
   };
   using NodePtr = typename B::template Ptr<Node>;
   using ValPtr = typename B::template Ptr<char>;
-  struct Root {
-    RootHeader hdr;
-    NodePtr root;
-  };
   // Where a value comes from when an entry is (re)written: bytes to copy
   // (embedded) or an existing value object to point at (referenced).
   struct Entry {
@@ -85,34 +82,19 @@ class BTreeImpl {
   static constexpr uint32_t kDefaultKeys = 10;
   enum : unsigned { kTypeNode = 1, kTypeValue = 2 };
 
-  static uint64_t element_bytes(uint32_t value_size) { return Layout::make(kDefaultKeys, value_size).bytes; }
+  static uint64_t element_bytes(uint32_t value_size) {
+    return Layout::make(kDefaultKeys, value_size).bytes;
+  }
   static uint64_t pool_bytes(const DsOptions& o) {
     const Layout l = Layout::make(o.node_keys != 0 ? o.node_keys : kDefaultKeys, o.value_size);
     const uint64_t per_key = 2 * l.bytes / l.keys + 64;  // nodes at least half full
     return o.capacity * (per_key + (kEmbedded ? 0 : value_slot(o.value_size) + 64));
   }
 
-  BTreeImpl(B& b, const DsOptions& o) : b_(b), vsize_(o.value_size) {
-    if (o.node_keys != 0 && (o.node_keys < 3 || o.node_keys > 1024)) {
-      throw UsageError(fmt::format("{}: node_keys {} out of range [3, 1024]", kName, o.node_keys));
-    }
-    root_ = b.template root<Root>();
-    if (b.created()) {
-      set_layout(o.node_keys != 0 ? o.node_keys : kDefaultKeys);
-      b.tx([&] {
-        NodePtr r = new_node(true);
-        b.store(root_->root, r);
-        b.store(root_->hdr, RootHeader::make(o, L_.keys));
-      });
-    } else {
-      root_->hdr.check_reopen(o, kName);
-      const auto k = static_cast<uint32_t>(root_->hdr.shape);
-      if (o.node_keys != 0 && o.node_keys != k) {
-        throw UsageError(fmt::format("{}: pool was built with {} keys per node, not {}", kName, k, o.node_keys));
-      }
-      set_layout(k);
-    }
-    top_ = root_->root.get();
+  BTreeImpl(B& b, const DsOptions& o)
+      : b_(b), vsize_(o.value_size), root_(b, o, kName, kDefaultKeys) {
+    set_layout(root_.keys());
+    if (b.created()) b.tx([&] { root_.init(new_node(true), o); });
   }
 
   bool read(uint64_t key, char* out) const {
@@ -133,8 +115,8 @@ class BTreeImpl {
     if (update(key, v)) return false;
     b_.tx([&] {
       const Entry e = new_entry(v);
-      if (top_->n == L_.keys) grow();
-      Node* x = top_;
+      if (root_.top()->n == L_.keys) grow();
+      Node* x = root_.top();
       for (;;) {
         uint32_t i = node_lower_bound(keys(x), x->n, key);
         if (x->leaf) {
@@ -156,14 +138,9 @@ class BTreeImpl {
   bool remove(uint64_t key) {
     if (find(key).first == nullptr) return false;
     b_.tx([&] {
-      remove_from(top_, key);
-      if (top_->n == 0 && !top_->leaf) {  // the root emptied by a merge: shrink
-        const NodePtr old = root_->root;
-        const NodePtr child = kids(top_)[0];
-        b_.store(root_->root, child);
-        b_.free(old);
-        top_ = child.get();
-      }
+      remove_from(root_.top(), key);
+      if (root_.top()->n == 0 && !root_.top()->leaf)
+        root_.collapse(kids(root_.top())[0]);  // emptied by a merge
     });
     return true;
   }
@@ -184,7 +161,7 @@ class BTreeImpl {
   uint64_t check() const {
     std::unordered_set<const Node*> seen;
     int leaf_depth = -1;
-    return check_node(top_, nullptr, nullptr, 0, seen, leaf_depth);
+    return check_node(root_.top(), nullptr, nullptr, 0, seen, leaf_depth);
   }
 
  private:
@@ -199,13 +176,19 @@ class BTreeImpl {
     return reinterpret_cast<char*>(x) + L_.vals + size_t{i} * L_.stride;
   }
   ValPtr& vref(Node* x, uint32_t i) const { return *reinterpret_cast<ValPtr*>(val_at(x, i)); }
-  NodePtr* kids(Node* x) const { return reinterpret_cast<NodePtr*>(reinterpret_cast<char*>(x) + L_.kids); }
+  NodePtr* kids(Node* x) const {
+    return reinterpret_cast<NodePtr*>(reinterpret_cast<char*>(x) + L_.kids);
+  }
   size_t node_bytes(bool leaf) const { return leaf ? L_.kids : L_.bytes; }
-  NodeArray key_array(Node* x) const { return {reinterpret_cast<char*>(keys(x)), sizeof(uint64_t), sizeof(uint64_t)}; }
+  NodeArray key_array(Node* x) const {
+    return {reinterpret_cast<char*>(keys(x)), sizeof(uint64_t), sizeof(uint64_t)};
+  }
   NodeArray val_array(Node* x) const {
     return {val_at(x, 0), L_.stride, kEmbedded ? vsize_ : L_.stride};
   }
-  NodeArray kid_array(Node* x) const { return {reinterpret_cast<char*>(kids(x)), sizeof(NodePtr), sizeof(NodePtr)}; }
+  NodeArray kid_array(Node* x) const {
+    return {reinterpret_cast<char*>(kids(x)), sizeof(NodePtr), sizeof(NodePtr)};
+  }
   char* stage() { return reinterpret_cast<char*>(stage_.data()); }
 
   char* value_of(Node* x, uint32_t i) const {
@@ -254,7 +237,7 @@ class BTreeImpl {
   }
 
   std::pair<Node*, uint32_t> find(uint64_t key) const {
-    Node* x = top_;
+    Node* x = root_.top();
     for (;;) {
       const uint32_t n = x->n;
       const uint32_t i = node_lower_bound(keys(x), n, key);
@@ -267,7 +250,8 @@ class BTreeImpl {
   // Opens a gap at entry i of x for (key, e); if kid_pos != kNoKid, also inserts
   // `kid` at child position kid_pos (i for a new leftmost child, i + 1 for a new
   // right child). Each region is written once; the count n last.
-  void insert_at(Node* x, uint32_t i, uint64_t key, const Entry& e, const NodePtr* kid, uint32_t kid_pos) {
+  void insert_at(Node* x, uint32_t i, uint64_t key, const Entry& e, const NodePtr* kid,
+                 uint32_t kid_pos) {
     const uint32_t n = x->n;
     std::memcpy(stage(), &key, sizeof key);
     key_array(x).insert(b_, n, i, stage());
@@ -302,10 +286,9 @@ class BTreeImpl {
   void grow() {
     const NodePtr r = new_node(false);
     Node* nr = r.get();
-    b_.store(kids(nr)[0], root_->root);
-    split_child(nr, 0, top_);
-    b_.store(root_->root, r);
-    top_ = nr;
+    b_.store(kids(nr)[0], root_.ptr());
+    split_child(nr, 0, root_.top());
+    root_.replace(r);
   }
 
   // Splits the full child y = kids(x)[i]: its upper half moves to a new right
@@ -426,7 +409,7 @@ class BTreeImpl {
     };
     std::array<Frame, 64> stack;
     int top = -1;
-    for (Node* x = top_;;) {
+    for (Node* x = root_.top();;) {
       const uint32_t i = node_lower_bound(keys(x), x->n, start);
       stack[++top] = {x, i};
       if (x->leaf) break;
@@ -455,24 +438,20 @@ class BTreeImpl {
   uint64_t check_node(Node* x, const uint64_t* lo, const uint64_t* hi, int depth,
                       std::unordered_set<const Node*>& seen, int& leaf_depth) const {
     if (x == nullptr) throw InvariantViolation(fmt::format("null child at depth {}", depth));
-    if (!seen.insert(x).second) throw InvariantViolation("a node is reached twice (cycle or shared child)");
+    if (!seen.insert(x).second)
+      throw InvariantViolation("a node is reached twice (cycle or shared child)");
     const uint32_t n = x->n;
-    const bool root = depth == 0;
-    if (n > L_.keys) throw InvariantViolation(fmt::format("node at depth {} holds {} > {} keys", depth, n, L_.keys));
-    if (!root && n < min_) throw InvariantViolation(fmt::format("node at depth {} holds {} < {} keys", depth, n, min_));
-    if (root && !x->leaf && n == 0) throw InvariantViolation("empty inner root");
-    for (uint32_t j = 0; j < n; ++j) {
-      const uint64_t k = keys(x)[j];
-      if ((j > 0 && keys(x)[j - 1] >= k) || (lo != nullptr && k <= *lo) || (hi != nullptr && k >= *hi)) {
-        throw InvariantViolation(fmt::format("key {:#x} out of order at depth {}", k, depth));
-      }
-      if constexpr (!kEmbedded) {
-        if (!vref(x, j)) throw InvariantViolation(fmt::format("key {:#x} has a null value", k));
+    check_node_keys(keys(x), n, x->leaf != 0, depth, L_.keys, min_, lo, /*lo_inclusive=*/false, hi);
+    if constexpr (!kEmbedded) {
+      for (uint32_t j = 0; j < n; ++j) {
+        if (!vref(x, j))
+          throw InvariantViolation(fmt::format("key {:#x} has a null value", keys(x)[j]));
       }
     }
     if (x->leaf) {
       if (leaf_depth < 0) leaf_depth = depth;
-      if (leaf_depth != depth) throw InvariantViolation(fmt::format("leaves at depths {} and {}", leaf_depth, depth));
+      if (leaf_depth != depth)
+        throw InvariantViolation(fmt::format("leaves at depths {} and {}", leaf_depth, depth));
       return n;
     }
     uint64_t count = n;
@@ -487,8 +466,7 @@ class BTreeImpl {
   uint32_t vsize_;
   Layout L_;
   uint32_t min_ = 0;
-  Root* root_ = nullptr;
-  Node* top_ = nullptr;           // DRAM copy of the translated root node pointer
+  TreeRoot<B, Node> root_;
   std::vector<uint64_t> stage_;  // DRAM staging for node region rewrites
 };
 
