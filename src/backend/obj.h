@@ -122,8 +122,8 @@ class ObjBackendBase {
     pmemobj_persist(pop(), p, n);
   }
   [[noreturn]] static void fail(const char* what, size_t bytes) {
-    throw RuntimeError(fmt::format("{} of {} bytes failed: {} (pool full? raise --pool-size)",
-                                   what, bytes, pmemobj_errormsg()));
+    throw RuntimeError(fmt::format("{} of {} bytes failed: {} (pool full? raise --pool-size)", what,
+                                   bytes, pmemobj_errormsg()));
   }
 
  private:

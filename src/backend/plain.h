@@ -58,9 +58,10 @@ class PlainBackend {
 
   explicit PlainBackend(const PoolSpec& spec) : heap_(spec) {
     if (spec.reopen) {
-      throw UsageError(fmt::format("--reopen needs a durable mode (pmem-persist, pmem-trans); {} "
-                                   "keeps nothing across runs",
-                                   mode_name(M)));
+      throw UsageError(
+          fmt::format("--reopen needs a durable mode (pmem-persist, pmem-trans); {} "
+                      "keeps nothing across runs",
+                      mode_name(M)));
     }
   }
   ~PlainBackend() {

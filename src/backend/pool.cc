@@ -24,11 +24,13 @@ std::string PoolSpec::layout() const { return fmt::format("pmemids/{}/{}/v1", ds
 void check_pool_dir(const std::string& dir) {
   struct stat st {};
   if (stat(dir.c_str(), &st) != 0) {
-    throw UsageError(fmt::format("pool directory '{}' does not exist ({}); create it or pass "
-                                 "--pool-dir / PMEMIDS_POOL_DIR",
-                                 dir, std::strerror(errno)));
+    throw UsageError(
+        fmt::format("pool directory '{}' does not exist ({}); create it or pass "
+                    "--pool-dir / PMEMIDS_POOL_DIR",
+                    dir, std::strerror(errno)));
   }
-  if (!S_ISDIR(st.st_mode)) throw UsageError(fmt::format("pool directory '{}' is not a directory", dir));
+  if (!S_ISDIR(st.st_mode))
+    throw UsageError(fmt::format("pool directory '{}' is not a directory", dir));
   if (access(dir.c_str(), W_OK | X_OK) != 0) {
     throw UsageError(fmt::format("pool directory '{}' is not writable", dir));
   }
@@ -45,7 +47,8 @@ void check_layout_before_open(const PoolSpec& spec) {
   constexpr off_t kLayoutOffset = 4096;
   const std::string path = spec.path();
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw UsageError(fmt::format("cannot read pool '{}': {}", path, std::strerror(errno)));
+  if (fd < 0)
+    throw UsageError(fmt::format("cannot read pool '{}': {}", path, std::strerror(errno)));
   char sig[8] = {};
   char layout[PMEMOBJ_MAX_LAYOUT] = {};
   const bool ok = pread(fd, sig, sizeof sig, 0) == sizeof sig &&
@@ -56,8 +59,9 @@ void check_layout_before_open(const PoolSpec& spec) {
   }
   layout[sizeof layout - 1] = '\0';
   if (spec.layout() != layout) {
-    throw UsageError(fmt::format("pool '{}' holds layout '{}', not '{}' ({}/{}); refusing to use it",
-                                 path, layout, spec.layout(), spec.ds, spec.mode));
+    throw UsageError(
+        fmt::format("pool '{}' holds layout '{}', not '{}' ({}/{}); refusing to use it", path,
+                    layout, spec.layout(), spec.ds, spec.mode));
   }
 }
 
@@ -68,7 +72,8 @@ ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
   const bool exists = access(path.c_str(), F_OK) == 0;
   if (spec.reopen) {
     if (!exists) {
-      throw UsageError(fmt::format("--reopen: pool '{}' does not exist (run once with --keep-pool)", path));
+      throw UsageError(
+          fmt::format("--reopen: pool '{}' does not exist (run once with --keep-pool)", path));
     }
     check_layout_before_open(spec);
     pop_ = pmemobj_open(path.c_str(), spec.layout().c_str());
@@ -78,8 +83,8 @@ ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
     return;
   }
   if (exists) {
-    throw UsageError(fmt::format(
-        "pool '{}' already exists; pass --reopen to run on it, or remove it", path));
+    throw UsageError(
+        fmt::format("pool '{}' already exists; pass --reopen to run on it, or remove it", path));
   }
   int sds = 0;
   if (pmemobj_ctl_set(nullptr, "sds.at_create", &sds) != 0) {

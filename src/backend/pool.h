@@ -18,13 +18,13 @@ struct memkind;
 namespace pmemids {
 
 struct PoolSpec {
-  std::string dir;       // pool directory (must exist and be writable)
-  std::string ds;        // structure name, part of file name and layout
-  std::string mode;      // persistence mode name, part of file name and layout
-  int instance = -1;     // >= 0 for per-thread pools (parallel mode)
-  uint64_t bytes = 0;    // pool size used at creation
-  bool reopen = false;   // open an existing pool instead of creating one
-  bool keep = false;     // keep the file when the backend is destroyed
+  std::string dir;      // pool directory (must exist and be writable)
+  std::string ds;       // structure name, part of file name and layout
+  std::string mode;     // persistence mode name, part of file name and layout
+  int instance = -1;    // >= 0 for per-thread pools (parallel mode)
+  uint64_t bytes = 0;   // pool size used at creation
+  bool reopen = false;  // open an existing pool instead of creating one
+  bool keep = false;    // keep the file when the backend is destroyed
 
   std::string path() const;
   std::string layout() const;

@@ -26,7 +26,8 @@ void list(const ListOptions& o) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& e : registry()) {
       nlohmann::json sizes;
-      for (Mode m : kAllModes) sizes[std::string(mode_name(m))] = e.element_bytes[static_cast<int>(m)](o.fieldlength);
+      for (Mode m : kAllModes)
+        sizes[std::string(mode_name(m))] = e.element_bytes[static_cast<int>(m)](o.fieldlength);
       out.push_back({{"ds", e.name},
                      {"description", e.description},
                      {"operations", operations(e)},

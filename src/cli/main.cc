@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    fmt::print(stderr, "pmemids: error: {}\n(run 'pmemids --help' or 'pmemids run --help')\n", e.what());
+    fmt::print(stderr, "pmemids: error: {}\n(run 'pmemids --help' or 'pmemids run --help')\n",
+               e.what());
     return 2;
   } catch (const pmemids::Error& e) {
     fmt::print(stderr, "pmemids: error: {}\n", e.what());

@@ -1,11 +1,11 @@
 // `pmemids run`: run one workload on one or more (structure, mode) pairs and
 // append one record per repetition to a JSON-lines file.
+#include <fmt/chrono.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <chrono>
 #include <cstdlib>
-#include <fmt/chrono.h>
-#include <fmt/format.h>
 #include <filesystem>
 
 #include "cli/commands.h"
@@ -81,7 +81,8 @@ uint64_t parse_size(const std::string& s) {
   if (suffix == "M" || suffix == "MiB") mult = uint64_t{1} << 20;
   if (suffix == "G" || suffix == "GiB") mult = uint64_t{1} << 30;
   if (pos == 0 || mult == 0 || v == 0 || v > (UINT64_MAX / mult)) {
-    throw UsageError(fmt::format("--pool-size '{}': expected a positive size such as 512M or 4G", s));
+    throw UsageError(
+        fmt::format("--pool-size '{}': expected a positive size such as 512M or 4G", s));
   }
   return v * mult;
 }
@@ -114,9 +115,10 @@ void run(const RunOptions& o) {
   if (spec.scanproportion > 0) {
     for (const DsEntry* e : structures) {
       if (!e->can_scan) {
-        throw UsageError(fmt::format("{} cannot scan but the workload has scanproportion={}; "
-                                     "structures that can: {}",
-                                     e->name, spec.scanproportion, scanning_structures()));
+        throw UsageError(
+            fmt::format("{} cannot scan but the workload has scanproportion={}; "
+                        "structures that can: {}",
+                        e->name, spec.scanproportion, scanning_structures()));
       }
     }
   }
@@ -125,14 +127,17 @@ void run(const RunOptions& o) {
   check_pool_dir(pool_dir);
 
   if (!optimized_build()) {
-    fmt::print(stderr, "pmemids: warning: this binary was built without optimisation ({}); "
-                       "its timings do not represent the structures\n", PMEMIDS_BUILD_TYPE);
+    fmt::print(stderr,
+               "pmemids: warning: this binary was built without optimisation ({}); "
+               "its timings do not represent the structures\n",
+               PMEMIDS_BUILD_TYPE);
   }
   const PmemProbe probe = probe_pool_dir(pool_dir);
   if (!probe.real) {
-    fmt::print(stderr, "pmemids: warning: PMEM is EMULATED: pool directory '{}' is on {} ({} "
-                       "granularity, no DAX); flush instructions run but memory is DRAM. "
-                       "Results are marked \"pmem\": \"emulated\".\n",
+    fmt::print(stderr,
+               "pmemids: warning: PMEM is EMULATED: pool directory '{}' is on {} ({} "
+               "granularity, no DAX); flush instructions run but memory is DRAM. "
+               "Results are marked \"pmem\": \"emulated\".\n",
                pool_dir, probe.fs, probe.granularity);
   }
 
@@ -186,24 +191,29 @@ void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run a YCSB workload on structures and modes");
   sub->add_option("--ds", o->ds, "Structure(s): name, comma-separated names, or 'all'")->required();
-  sub->add_option("--mode", o->mode,
-                  "Mode(s): dram, pmem-volatile, pmem-persist, pmem-trans, comma-separated, or 'all'")
+  sub->add_option(
+         "--mode", o->mode,
+         "Mode(s): dram, pmem-volatile, pmem-persist, pmem-trans, comma-separated, or 'all'")
       ->required();
   sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)");
   sub->add_option("-p", o->properties, "Property override key=value (repeatable)");
   sub->add_option("--pool-dir", o->pool_dir,
                   "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids: emulated)");
-  sub->add_option("--pool-size", o->pool_size, "Pool size, e.g. 2G (default: derived from workload)");
+  sub->add_option("--pool-size", o->pool_size,
+                  "Pool size, e.g. 2G (default: derived from workload)");
   sub->add_flag("--keep-pool", o->keep_pool, "Keep pool files after the run");
   sub->add_flag("--reopen", o->reopen, "Run on a kept pool instead of creating and loading one");
-  sub->add_option("--repeat", o->repeat, "Repetitions (one record each)")->check(CLI::Range(1, 1000000));
-  sub->add_option("--out", o->out, "JSON-lines result file to append to (default results/<time>.jsonl)");
+  sub->add_option("--repeat", o->repeat, "Repetitions (one record each)")
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--out", o->out,
+                  "JSON-lines result file to append to (default results/<time>.jsonl)");
   sub->add_option("--load-factor", o->load_factor, "Hashtable elements per bucket")
       ->check(CLI::Range(0.01, 100.0));
   sub->add_option("--node-keys", o->node_keys,
                   "B-tree / B+-tree keys per node (default: btree 10, bplustree 15)")
       ->check(CLI::Range(3, 1024));
-  sub->add_option("--max-height", o->max_height, "Skiplist maximum height")->check(CLI::Range(1, 64));
+  sub->add_option("--max-height", o->max_height, "Skiplist maximum height")
+      ->check(CLI::Range(1, 64));
   sub->callback([o] { run(*o); });
 }
 

@@ -35,8 +35,12 @@ class ArrayList {
   static constexpr bool kCanScan = false;
   enum : unsigned { kTypeArray = 1 };
 
-  static uint64_t element_bytes(uint32_t value_size) { return value_slot(value_size + sizeof(uint64_t)); }
-  static uint64_t pool_bytes(const DsOptions& o) { return o.capacity * element_bytes(o.value_size); }
+  static uint64_t element_bytes(uint32_t value_size) {
+    return value_slot(value_size + sizeof(uint64_t));
+  }
+  static uint64_t pool_bytes(const DsOptions& o) {
+    return o.capacity * element_bytes(o.value_size);
+  }
 
   ArrayList(B& b, const DsOptions& o)
       : b_(b), codec_(o.codec), vsize_(o.value_size), stride_(element_bytes(o.value_size)) {

@@ -36,9 +36,9 @@ struct DsOptions {
   uint32_t value_size = 100;  // bytes per value (YCSB fieldlength)
   double load_factor = 0.75;  // hashtable elements per bucket
   KeyCodec codec;
-  uint64_t seed = 1;          // structure-internal randomness (skiplist levels)
-  uint32_t max_height = 16;   // skiplist maximum level count
-  uint32_t node_keys = 0;     // B-tree / B+-tree keys per node; 0 = the structure's default
+  uint64_t seed = 1;         // structure-internal randomness (skiplist levels)
+  uint32_t max_height = 16;  // skiplist maximum level count
+  uint32_t node_keys = 0;    // B-tree / B+-tree keys per node; 0 = the structure's default
 };
 
 // Values are stored in slots of at least 128 bytes, rounded up to cache lines.
@@ -67,7 +67,8 @@ struct RootHeader {
   // Throws UsageError when a reopened pool does not match the workload.
   void check_reopen(const DsOptions& o, const char* ds) const {
     if (magic != kMagic) {
-      throw RuntimeError(fmt::format("{}: pool root was never initialised (creation crashed?)", ds));
+      throw RuntimeError(
+          fmt::format("{}: pool root was never initialised (creation crashed?)", ds));
     }
     if (value_size != o.value_size) {
       throw UsageError(fmt::format("{}: pool holds {}-byte values but fieldlength is {}", ds,

@@ -45,9 +45,12 @@ class HashTable {
   static constexpr bool kCanScan = false;
   enum : unsigned { kTypeBuckets = 1, kTypeNode = 2 };
 
-  static uint64_t element_bytes(uint32_t value_size) { return kHeaderBytes + value_slot(value_size); }
+  static uint64_t element_bytes(uint32_t value_size) {
+    return kHeaderBytes + value_slot(value_size);
+  }
   static uint64_t bucket_count(const DsOptions& o) {
-    return std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(o.expected) / o.load_factor));
+    return std::max<uint64_t>(
+        1, static_cast<uint64_t>(static_cast<double>(o.expected) / o.load_factor));
   }
   static uint64_t pool_bytes(const DsOptions& o) {
     return bucket_count(o) * sizeof(NodePtr) + o.capacity * (element_bytes(o.value_size) + 64);
@@ -138,10 +141,12 @@ class HashTable {
         Node* n = p.get();
         if (n == nullptr) throw InvariantViolation(fmt::format("bucket {}: dangling link", i));
         if (bucket(n->key) != i) {
-          throw InvariantViolation(fmt::format("key {:#x} in bucket {}, hashes to {}", n->key, i, bucket(n->key)));
+          throw InvariantViolation(
+              fmt::format("key {:#x} in bucket {}, hashes to {}", n->key, i, bucket(n->key)));
         }
         if (!seen.insert(n->key).second) {
-          throw InvariantViolation(fmt::format("key {:#x} reached twice (duplicate or cycle)", n->key));
+          throw InvariantViolation(
+              fmt::format("key {:#x} reached twice (duplicate or cycle)", n->key));
         }
         p = n->next;
       }
@@ -151,9 +156,7 @@ class HashTable {
 
  private:
   // Fibonacci hashing, then a multiply-shift range reduction.
-  uint64_t bucket(uint64_t key) const {
-    return mulhi64(key * 0x9e3779b97f4a7c15ULL, nbuckets_);
-  }
+  uint64_t bucket(uint64_t key) const { return mulhi64(key * 0x9e3779b97f4a7c15ULL, nbuckets_); }
   Node* find(uint64_t key) const {
     for (NodePtr p = buckets_[bucket(key)]; p;) {
       Node* n = p.get();

@@ -47,8 +47,12 @@ class LinkedList {
   static constexpr bool kCanScan = false;
   enum : unsigned { kTypeElem = 1 };
 
-  static uint64_t element_bytes(uint32_t value_size) { return kHeaderBytes + value_slot(value_size); }
-  static uint64_t pool_bytes(const DsOptions& o) { return o.capacity * (element_bytes(o.value_size) + 64); }
+  static uint64_t element_bytes(uint32_t value_size) {
+    return kHeaderBytes + value_slot(value_size);
+  }
+  static uint64_t pool_bytes(const DsOptions& o) {
+    return o.capacity * (element_bytes(o.value_size) + 64);
+  }
 
   LinkedList(B& b, const DsOptions& o)
       : b_(b), vsize_(o.value_size), elem_bytes_(element_bytes(o.value_size)) {
@@ -130,7 +134,8 @@ class LinkedList {
       Elem* e = p.get();
       auto it = index_.find(e->key);
       if (it == index_.end() || !(it->second.elem == p) || !(it->second.prev == prev)) {
-        throw InvariantViolation(fmt::format("element {} (key {:#x}) disagrees with the index", n, e->key));
+        throw InvariantViolation(
+            fmt::format("element {} (key {:#x}) disagrees with the index", n, e->key));
       }
       if (n > index_.size()) throw InvariantViolation("list longer than its index (cycle?)");
       prev = p;

@@ -1,6 +1,7 @@
 #include "run/context.h"
 
 #include <fcntl.h>
+#include <fmt/chrono.h>
 #include <libpmem2.h>
 #include <numa.h>
 #include <sys/statfs.h>
@@ -12,8 +13,6 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <fmt/chrono.h>
 
 #include "errors.h"
 #include "git_revision.h"
@@ -93,9 +92,10 @@ PmemProbe probe_pool_dir(const std::string& dir) {
   pmem2_config* cfg = nullptr;
   pmem2_source* src = nullptr;
   pmem2_map* map = nullptr;
-  const bool mapped = ftruncate(fd, 4096) == 0 && pmem2_config_new(&cfg) == 0 &&
-                      pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE) == 0 &&
-                      pmem2_source_from_fd(&src, fd) == 0 && pmem2_map_new(&map, cfg, src) == 0;
+  const bool mapped =
+      ftruncate(fd, 4096) == 0 && pmem2_config_new(&cfg) == 0 &&
+      pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE) == 0 &&
+      pmem2_source_from_fd(&src, fd) == 0 && pmem2_map_new(&map, cfg, src) == 0;
   p.granularity = mapped ? granularity_name(pmem2_map_get_store_granularity(map)) : "unknown";
   if (map != nullptr) pmem2_map_delete(&map);
   if (src != nullptr) pmem2_source_delete(&src);
@@ -152,7 +152,8 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
       {"optimized", optimized_build()},
       {"git_revision", PMEMIDS_GIT_REVISION},
       {"env", env},
-      {"timestamp", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(now)))},
+      {"timestamp", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                                fmt::gmtime(std::chrono::system_clock::to_time_t(now)))},
   };
 }
 

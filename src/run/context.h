@@ -8,10 +8,10 @@
 namespace pmemids {
 
 struct PmemProbe {
-  bool real = false;             // the pool directory is DAX-mapped PMEM
-  std::string granularity;       // libpmem2 store granularity: byte, cache-line, page
-  std::string fs;                // file system type of the pool directory
-  bool forced_is_pmem = false;   // we set PMEM_IS_PMEM_FORCE=1 for this process
+  bool real = false;            // the pool directory is DAX-mapped PMEM
+  std::string granularity;      // libpmem2 store granularity: byte, cache-line, page
+  std::string fs;               // file system type of the pool directory
+  bool forced_is_pmem = false;  // we set PMEM_IS_PMEM_FORCE=1 for this process
 };
 
 // Maps a scratch file in `dir` with libpmem2 to learn its store granularity:

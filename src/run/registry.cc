@@ -35,7 +35,8 @@ const std::vector<DsEntry>& registry() {
       entry<HashTable>("chained hashtable, fixed bucket array, insert at chain head"),
       entry<BTree>("B-tree, keys and value references in every node (about 256-byte nodes)"),
       entry<BTreeEmbedded>("the same B-tree with the values inside the nodes (about 1.5 KB nodes)"),
-      entry<BPlusTree>("B+-tree, keys in inner nodes, value references in linked leaves (256-byte nodes)"),
+      entry<BPlusTree>(
+          "B+-tree, keys in inner nodes, value references in linked leaves (256-byte nodes)"),
       entry<Blackhole>("does nothing: measures the harness itself"),
   };
   return entries;
@@ -62,7 +63,8 @@ Mode find_mode(std::string_view name) {
 std::string scanning_structures() {
   std::string names;
   for (const auto& e : registry()) {
-    if (e.can_scan && e.name != "blackhole") names += (names.empty() ? "" : ", ") + std::string(e.name);
+    if (e.can_scan && e.name != "blackhole")
+      names += (names.empty() ? "" : ", ") + std::string(e.name);
   }
   return names.empty() ? "none yet" : names;
 }

@@ -55,7 +55,8 @@ void append_record(const std::string& path, const nlohmann::json& record) {
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
   const std::string line = record.dump() + "\n";
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw UsageError(fmt::format("cannot open result file '{}': {}", path, std::strerror(errno)));
+  if (fd < 0)
+    throw UsageError(fmt::format("cannot open result file '{}': {}", path, std::strerror(errno)));
   const ssize_t n = write(fd, line.data(), line.size());
   const int err = errno;
   close(fd);
@@ -73,9 +74,11 @@ void print_table_row(std::FILE* out, const nlohmann::json& rec) {
   const auto& c = rec["config"];
   const auto& m = rec["metrics"];
   uint64_t found = 0;
-  for (int t = 0; t < kOpTypes; ++t) found += m[std::string(op_name(static_cast<OpType>(t))) + "_found"].get<uint64_t>();
+  for (int t = 0; t < kOpTypes; ++t)
+    found += m[std::string(op_name(static_cast<OpType>(t))) + "_found"].get<uint64_t>();
   const uint64_t ops = m["ops"];
-  fmt::print(out, "{:<14} {:<14} {:<18} {:>3} {:>10.1f} {:>8.2f} {:>7.1f} {:>8.2f} {:>8.1f} {:>8.2f}\n",
+  fmt::print(out,
+             "{:<14} {:<14} {:<18} {:>3} {:>10.1f} {:>8.2f} {:>7.1f} {:>8.2f} {:>8.1f} {:>8.2f}\n",
              c["ds"].get<std::string>(), c["mode"].get<std::string>(),
              c["workload"].get<std::string>(), c["repetition"].get<int>(),
              m["ops_per_sec"].get<double>() / 1e3, m["load_seconds"].get<double>(),

@@ -63,12 +63,13 @@ RepResult run_rep(const RunRequest& req) {
   };
   const Stream& st = *req.stream;
   const DsOptions opts = ds_options(req);
-  PoolSpec ps{.dir = req.pool_dir,
-              .ds = DS<B>::kName,
-              .mode = std::string(mode_name(B::kMode)),
-              .bytes = req.pool_size != 0 ? req.pool_size : DS<B>::pool_bytes(opts) * 2 + (64 << 20),
-              .reopen = req.reopen,
-              .keep = req.keep_pool};
+  PoolSpec ps{
+      .dir = req.pool_dir,
+      .ds = DS<B>::kName,
+      .mode = std::string(mode_name(B::kMode)),
+      .bytes = req.pool_size != 0 ? req.pool_size : DS<B>::pool_bytes(opts) * 2 + (64 << 20),
+      .reopen = req.reopen,
+      .keep = req.keep_pool};
   RepResult r;
   r.pool_bytes = ps.bytes;
   r.pool_path = ps.path();

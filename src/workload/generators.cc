@@ -74,7 +74,8 @@ uint64_t Zipfian::next(Rng& rng, uint64_t n) {
   const double uz = u * zetan_;
   if (uz < 1.0) return 0;
   if (n_ >= 2 && uz < 1.0 + std::pow(0.5, theta_)) return 1;
-  const auto r = static_cast<uint64_t>(static_cast<double>(n_) * std::pow(eta_ * u - eta_ + 1.0, alpha_));
+  const auto r =
+      static_cast<uint64_t>(static_cast<double>(n_) * std::pow(eta_ * u - eta_ + 1.0, alpha_));
   return r < n_ ? r : n_ - 1;
 }
 

@@ -15,17 +15,43 @@ namespace pmemids {
 namespace {
 
 // Keys YCSB defines (core workload and client) that have no effect here.
-const std::set<std::string> kYcsbIgnored = {
-    "workload", "db", "table", "fieldcount", "fieldnameprefix", "readallfields",
-    "readallfieldsbyname", "writeallfields", "dataintegrity", "measurementtype",
-    "measurement.interval", "measurement.trackjvm", "histogram.buckets",
-    "hdrhistogram.percentiles", "hdrhistogram.fileoutput", "hdrhistogram.output.path",
-    "timeseries.granularity", "exporter", "exportfile", "threadcount", "target",
-    "maxexecutiontime", "status.interval", "dotransactions", "insertstart", "insertcount",
-    "zeropadding", "core_workload_insertion_retry_limit",
-    "core_workload_insertion_retry_interval", "exponential.percentile", "exponential.frac",
-    "minfieldlength", "minscanlength", "fieldlengthhistogram", "debug", "requestdistribution.skew",
-    "operationtimeout"};
+const std::set<std::string> kYcsbIgnored = {"workload",
+                                            "db",
+                                            "table",
+                                            "fieldcount",
+                                            "fieldnameprefix",
+                                            "readallfields",
+                                            "readallfieldsbyname",
+                                            "writeallfields",
+                                            "dataintegrity",
+                                            "measurementtype",
+                                            "measurement.interval",
+                                            "measurement.trackjvm",
+                                            "histogram.buckets",
+                                            "hdrhistogram.percentiles",
+                                            "hdrhistogram.fileoutput",
+                                            "hdrhistogram.output.path",
+                                            "timeseries.granularity",
+                                            "exporter",
+                                            "exportfile",
+                                            "threadcount",
+                                            "target",
+                                            "maxexecutiontime",
+                                            "status.interval",
+                                            "dotransactions",
+                                            "insertstart",
+                                            "insertcount",
+                                            "zeropadding",
+                                            "core_workload_insertion_retry_limit",
+                                            "core_workload_insertion_retry_interval",
+                                            "exponential.percentile",
+                                            "exponential.frac",
+                                            "minfieldlength",
+                                            "minscanlength",
+                                            "fieldlengthhistogram",
+                                            "debug",
+                                            "requestdistribution.skew",
+                                            "operationtimeout"};
 
 // YCSB keys whose only supported value is the one pmemids implements.
 const std::map<std::string, std::string> kYcsbFixed = {
@@ -35,7 +61,8 @@ const std::map<std::string, std::string> kYcsbFixed = {
 
 [[noreturn]] void bad(const std::string& key, const std::string& value, const std::string& origin,
                       const std::string& accepted) {
-  throw UsageError(fmt::format("property '{}' = '{}' ({}): expected {}", key, value, origin, accepted));
+  throw UsageError(
+      fmt::format("property '{}' = '{}' ({}): expected {}", key, value, origin, accepted));
 }
 
 std::string trim(const std::string& s) {
@@ -66,8 +93,8 @@ double parse_double(const std::string& key, const std::string& v, const std::str
   return out;
 }
 
-using Setter = std::function<void(WorkloadSpec&, const std::string&, const std::string&,
-                                  const std::string&)>;
+using Setter =
+    std::function<void(WorkloadSpec&, const std::string&, const std::string&, const std::string&)>;
 
 Setter uint_field(uint64_t WorkloadSpec::*f, uint64_t min, uint64_t max) {
   return [=](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
@@ -121,9 +148,9 @@ const std::map<std::string, Setter>& setters() {
          s.zipfianconstant = parse_double(k, v, o, 0.0, 1.0, /*open_max=*/true);
          if (s.zipfianconstant == 0.0) bad(k, v, o, "a number in (0, 1)");
        }},
-      {"insertorder", enum_field<InsertOrder>(&WorkloadSpec::insertorder,
-                                              {{"hashed", InsertOrder::kHashed},
-                                               {"ordered", InsertOrder::kOrdered}})},
+      {"insertorder",
+       enum_field<InsertOrder>(&WorkloadSpec::insertorder, {{"hashed", InsertOrder::kHashed},
+                                                            {"ordered", InsertOrder::kOrdered}})},
       {"fieldlength", u32_field(&WorkloadSpec::fieldlength, 1, 1 << 20)},
       {"maxscanlength", u32_field(&WorkloadSpec::maxscanlength, 1, 1 << 24)},
       {"hotspotdatafraction", fraction_field(&WorkloadSpec::hotspotdatafraction)},
@@ -197,27 +224,28 @@ WorkloadSpec PropertySet::build() const {
     if (auto it = setters().find(key); it != setters().end()) {
       it->second(spec, key, e.value, e.origin);
     } else if (auto fixed = kYcsbFixed.find(key); fixed != kYcsbFixed.end()) {
-      if (e.value != fixed->second) bad(key, e.value, e.origin, "'" + fixed->second + "' (the only one supported)");
+      if (e.value != fixed->second)
+        bad(key, e.value, e.origin, "'" + fixed->second + "' (the only one supported)");
       spec.ignored[key] = e.value;
     } else if (kYcsbIgnored.count(key) != 0) {
       spec.ignored[key] = e.value;
     } else {
       std::string known;
       for (const auto& k : known_keys()) known += (known.empty() ? "" : ", ") + k;
-      throw UsageError(fmt::format("unknown workload property '{}' ({}); pmemids applies: {} "
-                                   "(and accepts YCSB's other keys as ignored)",
-                                   key, e.origin, known));
+      throw UsageError(
+          fmt::format("unknown workload property '{}' ({}); pmemids applies: {} "
+                      "(and accepts YCSB's other keys as ignored)",
+                      key, e.origin, known));
     }
   }
   const double sum = spec.readproportion + spec.updateproportion + spec.insertproportion +
-                     spec.scanproportion + spec.readmodifywriteproportion +
-                     spec.deleteproportion;
+                     spec.scanproportion + spec.readmodifywriteproportion + spec.deleteproportion;
   if (std::abs(sum - 1.0) > 1e-9) {
-    throw UsageError(fmt::format(
-        "operation proportions sum to {} (read {} + update {} + insert {} + scan {} + "
-        "readmodifywrite {} + delete {}); they must sum to 1",
-        sum, spec.readproportion, spec.updateproportion, spec.insertproportion,
-        spec.scanproportion, spec.readmodifywriteproportion, spec.deleteproportion));
+    throw UsageError(
+        fmt::format("operation proportions sum to {} (read {} + update {} + insert {} + scan {} + "
+                    "readmodifywrite {} + delete {}); they must sum to 1",
+                    sum, spec.readproportion, spec.updateproportion, spec.insertproportion,
+                    spec.scanproportion, spec.readmodifywriteproportion, spec.deleteproportion));
   }
   return spec;
 }

@@ -67,7 +67,8 @@ class KeyChooser {
       case Distribution::kLatest:
         return inserted - 1 - zipf_->next(rng, inserted);
       case Distribution::kHotspot: {
-        const auto hot = static_cast<uint64_t>(static_cast<double>(inserted) * s_.hotspotdatafraction);
+        const auto hot =
+            static_cast<uint64_t>(static_cast<double>(inserted) * s_.hotspotdatafraction);
         if (hot > 0 && (hot == inserted || rng.uniform01() < s_.hotspotopnfraction)) {
           return rng.below(hot);
         }
@@ -103,8 +104,8 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
       1.0 - spec.deleteproportion,
       1.0,
   };
-  const auto expected_inserts = static_cast<uint64_t>(
-      static_cast<double>(spec.operationcount) * spec.insertproportion * 2.0);
+  const auto expected_inserts =
+      static_cast<uint64_t>(static_cast<double>(spec.operationcount) * spec.insertproportion * 2.0);
   KeyChooser chooser(spec, spec.recordcount + expected_inserts);
 
   uint64_t inserted = spec.recordcount;

@@ -10,8 +10,11 @@ namespace {
 constexpr uint32_t kValueSize = 100;
 
 DsOptions options() {
-  return DsOptions{.capacity = 1024, .expected = 512, .value_size = kValueSize,
-                   .load_factor = 0.75, .codec = KeyCodec{InsertOrder::kHashed}};
+  return DsOptions{.capacity = 1024,
+                   .expected = 512,
+                   .value_size = kValueSize,
+                   .load_factor = 0.75,
+                   .codec = KeyCodec{InsertOrder::kHashed}};
 }
 
 struct Expected {
@@ -84,11 +87,13 @@ struct BackendName {
 TYPED_TEST_SUITE(CostTest, Backends, BackendName);
 
 TYPED_TEST(CostTest, HashTableInsertUpdateDelete) {
-  node_structure_costs<TypeParam>("hashtable", [](TypeParam& b) { return HashTable<TypeParam>(b, options()); });
+  node_structure_costs<TypeParam>("hashtable",
+                                  [](TypeParam& b) { return HashTable<TypeParam>(b, options()); });
 }
 
 TYPED_TEST(CostTest, LinkedListInsertUpdateDelete) {
-  node_structure_costs<TypeParam>("linkedlist", [](TypeParam& b) { return LinkedList<TypeParam>(b, options()); });
+  node_structure_costs<TypeParam>("linkedlist",
+                                  [](TypeParam& b) { return LinkedList<TypeParam>(b, options()); });
 }
 
 TYPED_TEST(CostTest, ArrayListInsertUpdateDelete) {

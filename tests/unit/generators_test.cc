@@ -1,18 +1,19 @@
 // Generators: bounds, determinism, bijective key mixing, and distributions
 // close to theory.
+#include "workload/generators.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
-
-#include "workload/generators.h"
 
 namespace pmemids {
 namespace {
 
 TEST(GeneratorsTest, MixIsABijectionWithAnInverse) {
   Rng rng(3);
-  for (uint64_t x : {uint64_t{0}, uint64_t{1}, uint64_t{42}, ~uint64_t{0}}) EXPECT_EQ(unmix64(mix64(x)), x);
+  for (uint64_t x : {uint64_t{0}, uint64_t{1}, uint64_t{42}, ~uint64_t{0}})
+    EXPECT_EQ(unmix64(mix64(x)), x);
   for (int i = 0; i < 100000; ++i) {
     const uint64_t x = rng.next();
     ASSERT_EQ(unmix64(mix64(x)), x);
@@ -90,7 +91,8 @@ TEST(GeneratorsTest, ZipfianGrowsIncrementallyLikeFreshOne) {
 
 TEST(GeneratorsTest, ZetaIsTheHarmonicSum) {
   EXPECT_NEAR(Zipfian::zeta(0, 4, 1.0 - 1e-12, 0.0), 1 + 0.5 + 1.0 / 3 + 0.25, 1e-9);
-  EXPECT_NEAR(Zipfian::zeta(2, 4, 0.5, Zipfian::zeta(0, 2, 0.5, 0.0)), Zipfian::zeta(0, 4, 0.5, 0.0), 1e-12);
+  EXPECT_NEAR(Zipfian::zeta(2, 4, 0.5, Zipfian::zeta(0, 2, 0.5, 0.0)),
+              Zipfian::zeta(0, 4, 0.5, 0.0), 1e-12);
 }
 
 }  // namespace

@@ -15,8 +15,11 @@ constexpr uint32_t kValueSize = 100;
 constexpr uint64_t kIds = 2048;
 
 DsOptions options() {
-  return DsOptions{.capacity = kIds, .expected = kIds / 2, .value_size = kValueSize,
-                   .load_factor = 0.75, .codec = KeyCodec{InsertOrder::kHashed}};
+  return DsOptions{.capacity = kIds,
+                   .expected = kIds / 2,
+                   .value_size = kValueSize,
+                   .load_factor = 0.75,
+                   .codec = KeyCodec{InsertOrder::kHashed}};
 }
 
 std::string value_for(uint64_t n) {
@@ -127,7 +130,8 @@ TYPED_TEST(OracleTest, DeletingEverythingLeavesItEmptyAndReusable) {
   typename TypeParam::B b(this->dir_.spec(TypeParam::DS::kName, TypeParam::B::kMode));
   typename TypeParam::DS ds(b, options());
   const KeyCodec codec = options().codec;
-  for (uint64_t id = 0; id < 300; ++id) ASSERT_TRUE(ds.insert(codec.encode(id), value_for(id).data()));
+  for (uint64_t id = 0; id < 300; ++id)
+    ASSERT_TRUE(ds.insert(codec.encode(id), value_for(id).data()));
   // Delete in an order unrelated to insertion (exercises head, middle and tail).
   for (uint64_t i = 0; i < 300; ++i) ASSERT_TRUE(ds.remove(codec.encode((i * 7) % 300)));
   EXPECT_EQ(ds.check(), 0u);

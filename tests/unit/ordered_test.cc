@@ -14,9 +14,14 @@ namespace {
 constexpr uint32_t kValueSize = 100;
 
 DsOptions options(uint32_t node_keys = 0) {
-  return DsOptions{.capacity = 1 << 16, .expected = 1 << 15, .value_size = kValueSize,
-                   .load_factor = 0.75, .codec = KeyCodec{InsertOrder::kOrdered}, .seed = 9,
-                   .max_height = 16, .node_keys = node_keys};
+  return DsOptions{.capacity = 1 << 16,
+                   .expected = 1 << 15,
+                   .value_size = kValueSize,
+                   .load_factor = 0.75,
+                   .codec = KeyCodec{InsertOrder::kOrdered},
+                   .seed = 9,
+                   .max_height = 16,
+                   .node_keys = node_keys};
 }
 
 std::string value_for(uint64_t n) {

@@ -1,12 +1,13 @@
 // YCSB property parsing: every key, defaults, override order, each kind of bad
 // value, ignored YCSB keys, unknown keys.
+#include "workload/properties.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 
 #include "errors.h"
-#include "workload/properties.h"
 
 namespace pmemids {
 namespace {
@@ -58,13 +59,12 @@ TEST(PropertiesTest, DefaultsAreYcsbs) {
 }
 
 TEST(PropertiesTest, EveryKeyIsApplied) {
-  const WorkloadSpec s = build({"recordcount=7", "operationcount=9", "readproportion=0.1",
-                                "updateproportion=0.2", "insertproportion=0.1", "scanproportion=0.2",
-                                "readmodifywriteproportion=0.3", "deleteproportion=0.1",
-                                "requestdistribution=hotspot", "zipfianconstant=0.5",
-                                "insertorder=ordered", "fieldlength=64", "maxscanlength=10",
-                                "hotspotdatafraction=0.3", "hotspotopnfraction=0.7",
-                                "readmissrate=0.25", "seed=12345"});
+  const WorkloadSpec s =
+      build({"recordcount=7", "operationcount=9", "readproportion=0.1", "updateproportion=0.2",
+             "insertproportion=0.1", "scanproportion=0.2", "readmodifywriteproportion=0.3",
+             "deleteproportion=0.1", "requestdistribution=hotspot", "zipfianconstant=0.5",
+             "insertorder=ordered", "fieldlength=64", "maxscanlength=10", "hotspotdatafraction=0.3",
+             "hotspotopnfraction=0.7", "readmissrate=0.25", "seed=12345"});
   EXPECT_EQ(s.recordcount, 7u);
   EXPECT_EQ(s.operationcount, 9u);
   EXPECT_DOUBLE_EQ(s.scanproportion, 0.2);
@@ -85,7 +85,9 @@ TEST(PropertiesTest, EveryKeyIsApplied) {
 }
 
 TEST(PropertiesTest, FilesParseAndOverridesWinInOrder) {
-  TempFile a("# comment\n! also comment\n\nrecordcount = 50\noperationcount: 60\nworkload=site.ycsb.workloads.CoreWorkload\n");
+  TempFile a(
+      "# comment\n! also comment\n\nrecordcount = 50\noperationcount: "
+      "60\nworkload=site.ycsb.workloads.CoreWorkload\n");
   TempFile b("recordcount=70\n");
   PropertySet p;
   p.load_file(a.path());
@@ -124,7 +126,8 @@ TEST(PropertiesTest, BadValuesAreNamedWithWhatIsAccepted) {
 }
 
 TEST(PropertiesTest, ProportionsMustSumToOne) {
-  EXPECT_NE(usage_error({"readproportion=0.5", "updateproportion=0.2"}).find("sum"), std::string::npos);
+  EXPECT_NE(usage_error({"readproportion=0.5", "updateproportion=0.2"}).find("sum"),
+            std::string::npos);
   EXPECT_NO_THROW(build({"readproportion=0.7", "updateproportion=0.2", "insertproportion=0.1"}));
 }
 

@@ -1,11 +1,12 @@
 // Operation streams: determinism by seed, the operation mix, fresh insert keys,
 // request distributions over the id space, and the read miss rate.
+#include "workload/stream.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "workload/properties.h"
-#include "workload/stream.h"
 
 namespace pmemids {
 namespace {
@@ -25,9 +26,9 @@ std::vector<uint64_t> ids_of(const Stream& st, OpType t) {
 }
 
 TEST(StreamTest, DeterministicBySeed) {
-  const WorkloadSpec s = spec({"recordcount=1000", "operationcount=5000", "readproportion=0.5",
-                               "updateproportion=0.3", "insertproportion=0.2",
-                               "requestdistribution=zipfian"});
+  const WorkloadSpec s =
+      spec({"recordcount=1000", "operationcount=5000", "readproportion=0.5", "updateproportion=0.3",
+            "insertproportion=0.2", "requestdistribution=zipfian"});
   const Stream a = generate(s, 1), b = generate(s, 1), c = generate(s, 2);
   ASSERT_EQ(a.ops.size(), 5000u);
   bool differs = false;
@@ -40,8 +41,8 @@ TEST(StreamTest, DeterministicBySeed) {
 }
 
 TEST(StreamTest, OperationMixFollowsProportions) {
-  const WorkloadSpec s = spec({"operationcount=200000", "readproportion=0.4", "updateproportion=0.1",
-                               "insertproportion=0.1", "scanproportion=0.1",
+  const WorkloadSpec s = spec({"operationcount=200000", "readproportion=0.4",
+                               "updateproportion=0.1", "insertproportion=0.1", "scanproportion=0.1",
                                "readmodifywriteproportion=0.2", "deleteproportion=0.1"});
   const Stream st = generate(s, 3);
   const double expected[kOpTypes] = {0.4, 0.1, 0.1, 0.1, 0.2, 0.1};
@@ -95,9 +96,9 @@ TEST(StreamTest, ReadMissRateIsHonouredAndMissesAreNeverInserted) {
 }
 
 TEST(StreamTest, LatestFavoursRecentInserts) {
-  const WorkloadSpec s = spec({"recordcount=10000", "operationcount=50000", "readproportion=0.95",
-                               "updateproportion=0", "insertproportion=0.05",
-                               "requestdistribution=latest"});
+  const WorkloadSpec s =
+      spec({"recordcount=10000", "operationcount=50000", "readproportion=0.95",
+            "updateproportion=0", "insertproportion=0.05", "requestdistribution=latest"});
   const Stream st = generate(s, 6);
   uint64_t inserted = 10000, recent = 0, reads = 0;
   for (const Op& op : st.ops) {
@@ -110,9 +111,9 @@ TEST(StreamTest, LatestFavoursRecentInserts) {
 }
 
 TEST(StreamTest, HotspotSendsTheOpFractionToTheHotSet) {
-  const WorkloadSpec s = spec({"recordcount=10000", "operationcount=100000", "readproportion=1",
-                               "updateproportion=0", "requestdistribution=hotspot",
-                               "hotspotdatafraction=0.2", "hotspotopnfraction=0.8"});
+  const WorkloadSpec s =
+      spec({"recordcount=10000", "operationcount=100000", "readproportion=1", "updateproportion=0",
+            "requestdistribution=hotspot", "hotspotdatafraction=0.2", "hotspotopnfraction=0.8"});
   const auto ids = ids_of(generate(s, 7), OpType::kRead);
   uint64_t hot = 0;
   for (uint64_t id : ids) hot += id < 2000;
@@ -128,11 +129,11 @@ TEST(StreamTest, SequentialWalksIdsInOrder) {
 }
 
 TEST(StreamTest, ZipfianConcentratesOnFewKeys) {
-  const auto ids = ids_of(generate(spec({"recordcount=100000", "operationcount=100000",
-                                         "readproportion=1", "updateproportion=0",
-                                         "requestdistribution=zipfian"}),
-                                   9),
-                          OpType::kRead);
+  const auto ids =
+      ids_of(generate(spec({"recordcount=100000", "operationcount=100000", "readproportion=1",
+                            "updateproportion=0", "requestdistribution=zipfian"}),
+                      9),
+             OpType::kRead);
   std::map<uint64_t, int> freq;
   for (uint64_t id : ids) ++freq[id];
   std::vector<int> counts;

@@ -33,8 +33,12 @@ class ScratchDir {
 
   PoolSpec spec(const std::string& ds, Mode m, bool reopen = false, bool keep = false,
                 uint64_t bytes = 64 << 20) const {
-    return PoolSpec{.dir = path_, .ds = ds, .mode = std::string(mode_name(m)), .bytes = bytes,
-                    .reopen = reopen, .keep = keep};
+    return PoolSpec{.dir = path_,
+                    .ds = ds,
+                    .mode = std::string(mode_name(m)),
+                    .bytes = bytes,
+                    .reopen = reopen,
+                    .keep = keep};
   }
 
  private:
@@ -47,9 +51,8 @@ struct Pair {
   using DS = DS_<B_>;
 };
 
-#define PMEMIDS_PAIRS_FOR(DS)                                                          \
-  Pair<DS, DramBackend>, Pair<DS, VolatileBackend>, Pair<DS, PersistBackend>, \
-      Pair<DS, TransBackend>
+#define PMEMIDS_PAIRS_FOR(DS) \
+  Pair<DS, DramBackend>, Pair<DS, VolatileBackend>, Pair<DS, PersistBackend>, Pair<DS, TransBackend>
 
 #define PMEMIDS_DURABLE_PAIRS_FOR(DS) Pair<DS, PersistBackend>, Pair<DS, TransBackend>
 
@@ -59,7 +62,8 @@ using AllPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(ArrayList), PMEMIDS_PAIRS_FO
 using DurablePairs =
     ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(ArrayList), PMEMIDS_DURABLE_PAIRS_FOR(LinkedList),
                      PMEMIDS_DURABLE_PAIRS_FOR(HashTable), PMEMIDS_DURABLE_PAIRS_FOR(BTree),
-                     PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded), PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree)>;
+                     PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded),
+                     PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree)>;
 
 using OrderedPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(BTree), PMEMIDS_PAIRS_FOR(BTreeEmbedded),
                                       PMEMIDS_PAIRS_FOR(BPlusTree)>;
