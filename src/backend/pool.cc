@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 
 #include "errors.h"
 
@@ -101,7 +102,10 @@ ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
 
 ObjPool::~ObjPool() {
   pmemobj_close(pop_);
-  if (!spec_.keep) unlink(spec_.path().c_str());
+  // A pool this run created is removed unless kept, even when the run failed; a
+  // reopened pool is the user's data: removed only after a run that completed.
+  const bool completed = std::uncaught_exceptions() == 0;
+  if (!spec_.keep && (created_ || completed)) unlink(spec_.path().c_str());
 }
 
 KindPool::KindPool(const PoolSpec& spec) {

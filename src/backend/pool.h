@@ -33,7 +33,8 @@ struct PoolSpec {
 // Checks that dir exists, is a directory and is writable; UsageError otherwise.
 void check_pool_dir(const std::string& dir);
 
-// An open libpmemobj pool. Closes (and deletes unless spec.keep) on destruction.
+// An open libpmemobj pool. Closes on destruction and deletes the file unless
+// spec.keep — except a reopened pool destroyed by an exception, which is kept.
 class ObjPool {
  public:
   explicit ObjPool(const PoolSpec& spec);
