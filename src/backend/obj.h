@@ -45,7 +45,10 @@ class alignas(16) ObjPtr {
     ++tl_costs.translations;
     return static_cast<T*>(pmemobj_direct(oid_));
   }
-  explicit operator bool() const { return oid_.off != 0; }
+  // Null when either word is 0, as pmemobj_direct treats it: a store torn
+  // between the two words then reads as the old pointer or as null, never as a
+  // non-null pointer that translates to nothing.
+  explicit operator bool() const { return oid_.off != 0 && oid_.pool_uuid_lo != 0; }
   bool operator==(const ObjPtr& o) const {
     return oid_.off == o.oid_.off && oid_.pool_uuid_lo == o.oid_.pool_uuid_lo;
   }
