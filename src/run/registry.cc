@@ -8,6 +8,7 @@
 #include "ds/btree.h"
 #include "ds/hashtable.h"
 #include "ds/linkedlist.h"
+#include "ds/rbtree.h"
 #include "errors.h"
 
 namespace pmemids {
@@ -37,6 +38,7 @@ const std::vector<DsEntry>& registry() {
       entry<BTreeEmbedded>("the same B-tree with the values inside the nodes (about 1.5 KB nodes)"),
       entry<BPlusTree>(
           "B+-tree, keys in inner nodes, value references in linked leaves (256-byte nodes)"),
+      entry<RBTree>("red-black tree without parent pointers, rebalanced on every insert and delete"),
       entry<Blackhole>("does nothing: measures the harness itself"),
   };
   return entries;

@@ -17,6 +17,7 @@
 #include "ds/btree.h"
 #include "ds/hashtable.h"
 #include "ds/linkedlist.h"
+#include "ds/rbtree.h"
 #include "run/context.h"
 
 namespace pmemids::test {
@@ -58,18 +59,18 @@ struct Pair {
 
 using AllPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(ArrayList), PMEMIDS_PAIRS_FOR(LinkedList),
                                   PMEMIDS_PAIRS_FOR(HashTable), PMEMIDS_PAIRS_FOR(BTree),
-                                  PMEMIDS_PAIRS_FOR(BTreeEmbedded), PMEMIDS_PAIRS_FOR(BPlusTree)>;
+                                  PMEMIDS_PAIRS_FOR(BTreeEmbedded), PMEMIDS_PAIRS_FOR(BPlusTree), PMEMIDS_PAIRS_FOR(RBTree)>;
 using DurablePairs =
     ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(ArrayList), PMEMIDS_DURABLE_PAIRS_FOR(LinkedList),
                      PMEMIDS_DURABLE_PAIRS_FOR(HashTable), PMEMIDS_DURABLE_PAIRS_FOR(BTree),
                      PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded),
-                     PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree)>;
+                     PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree), PMEMIDS_DURABLE_PAIRS_FOR(RBTree)>;
 
 using OrderedPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(BTree), PMEMIDS_PAIRS_FOR(BTreeEmbedded),
-                                      PMEMIDS_PAIRS_FOR(BPlusTree)>;
+                                      PMEMIDS_PAIRS_FOR(BPlusTree), PMEMIDS_PAIRS_FOR(RBTree)>;
 using OrderedDurablePairs =
     ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(BTree), PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded),
-                     PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree)>;
+                     PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree), PMEMIDS_DURABLE_PAIRS_FOR(RBTree)>;
 
 struct PairName {
   template <class P>
