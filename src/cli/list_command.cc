@@ -39,17 +39,17 @@ void list(const ListOptions& o) {
     return;
   }
   fmt::print("element bytes for {}-byte values (fieldlength), per mode:\n", o.fieldlength);
-  fmt::print("{:<12} {:>6} {:>14} {:>13} {:>11}  {}\n", "ds", "dram", "pmem-volatile",
+  fmt::print("{:<14} {:>6} {:>14} {:>13} {:>11}  {}\n", "ds", "dram", "pmem-volatile",
              "pmem-persist", "pmem-trans", "operations");
   for (const auto& e : registry()) {
     std::string ops;
     for (const auto& op : operations(e)) ops += (ops.empty() ? "" : ",") + op;
-    fmt::print("{:<12} {:>6} {:>14} {:>13} {:>11}  {}\n", e.name, e.element_bytes[0](o.fieldlength),
+    fmt::print("{:<14} {:>6} {:>14} {:>13} {:>11}  {}\n", e.name, e.element_bytes[0](o.fieldlength),
                e.element_bytes[1](o.fieldlength), e.element_bytes[2](o.fieldlength),
                e.element_bytes[3](o.fieldlength), ops);
   }
   fmt::print("\n");
-  for (const auto& e : registry()) fmt::print("{:<12} {}\n", e.name, e.description);
+  for (const auto& e : registry()) fmt::print("{:<14} {}\n", e.name, e.description);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "ds/hashtable.h"
 #include "ds/linkedlist.h"
 #include "ds/rbtree.h"
+#include "ds/skiplist.h"
 #include "errors.h"
 
 namespace pmemids {
@@ -34,11 +35,13 @@ const std::vector<DsEntry>& registry() {
       entry<ArrayList>("fixed array of value slots addressed by record id"),
       entry<LinkedList>("append-only persistent list with a DRAM hash index"),
       entry<HashTable>("chained hashtable, fixed bucket array, insert at chain head"),
+      entry<SkipList>("skiplist, fair coin, up to 16 levels (--max-height)"),
       entry<BTree>("B-tree, keys and value references in every node (about 256-byte nodes)"),
       entry<BTreeEmbedded>("the same B-tree with the values inside the nodes (about 1.5 KB nodes)"),
       entry<BPlusTree>(
           "B+-tree, keys in inner nodes, value references in linked leaves (256-byte nodes)"),
-      entry<RBTree>("red-black tree without parent pointers, rebalanced on every insert and delete"),
+      entry<RBTree>(
+          "red-black tree without parent pointers, rebalanced on every insert and delete"),
       entry<Blackhole>("does nothing: measures the harness itself"),
   };
   return entries;

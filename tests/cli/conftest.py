@@ -26,7 +26,8 @@ TIMEOUT_S = 30
 TINY = ["-p", "recordcount=200", "-p", "operationcount=500"]
 READ_ONLY = ["-p", "readproportion=1", "-p", "updateproportion=0"]
 
-STRUCTURES = ["arraylist", "linkedlist", "hashtable"]
+ORDERED = ["skiplist", "btree", "btree-embedded", "bplustree", "rbtree"]
+STRUCTURES = ["arraylist", "linkedlist", "hashtable"] + ORDERED
 ALL_STRUCTURES = STRUCTURES + ["blackhole"]
 MODES = ["dram", "pmem-volatile", "pmem-persist", "pmem-trans"]
 

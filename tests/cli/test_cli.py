@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (ALL_STRUCTURES, MODES, READ_ONLY, STRUCTURES, TINY, WORKLOADS, Result,
+from conftest import (ALL_STRUCTURES, MODES, ORDERED, READ_ONLY, STRUCTURES, TINY, WORKLOADS, Result,
                       sha256)
 
 CONTEXT_KEYS = {"pmem", "pmdk_version", "flush_instruction", "cpu_model", "kernel", "build_type",
@@ -481,3 +481,37 @@ def test_run_without_ds_is_a_usage_error(pmemids):
     r = pmemids("run", "--mode", "dram")
     assert r.returncode == 2, r.describe()
     assert "--ds" in r.stderr, r.describe()
+
+
+# ------------------------------------------------------- ordered structures (scans)
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("ds", ORDERED)
+def test_scan_workload_runs_on_ordered_structures(pmemids, ds, mode):
+    r = pmemids.run("--ds", ds, "--mode", mode, "-P", WORKLOADS / "workloade", *TINY)
+    [rec] = expect_ok(r)
+    m = rec["metrics"]
+    assert m["scan_ops"] > 0
+    # Every scan starts at a key that exists, so it returns at least that one.
+    assert m["scan_found"] == m["scan_ops"]
+
+
+def test_scan_refusal_names_the_structures_that_can(pmemids):
+    r = pmemids.run("--ds", "arraylist", "--mode", "dram", "-P", WORKLOADS / "workloade", *TINY)
+    expect_usage_error(r, "scan", "arraylist", *ORDERED)
+
+
+def test_node_keys_out_of_range(pmemids):
+    r = pmemids.run("--ds", "btree", "--mode", "dram", "--node-keys", "2", *TINY)
+    expect_usage_error(r, "--node-keys")
+
+
+def test_node_keys_recorded_and_a_different_setting_refused_on_reopen(pmemids, pool_dir):
+    r = pmemids.run("--ds", "bplustree", "--mode", "pmem-persist", "--node-keys", "5", "--keep-pool", *TINY)
+    [rec] = expect_ok(r)
+    assert rec["config"]["node_keys"] == 5
+    r = pmemids.run("--ds", "bplustree", "--mode", "pmem-persist", "--node-keys", "7", "--reopen", *TINY)
+    expect_usage_error(r, "keys per node", "7")
+    r = pmemids.run("--ds", "bplustree", "--mode", "pmem-persist", "--reopen", *TINY, *READ_ONLY)
+    [rec] = expect_ok(r)
+    assert rec["metrics"]["read_found"] == 500

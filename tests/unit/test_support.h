@@ -18,6 +18,7 @@
 #include "ds/hashtable.h"
 #include "ds/linkedlist.h"
 #include "ds/rbtree.h"
+#include "ds/skiplist.h"
 #include "run/context.h"
 
 namespace pmemids::test {
@@ -59,18 +60,21 @@ struct Pair {
 
 using AllPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(ArrayList), PMEMIDS_PAIRS_FOR(LinkedList),
                                   PMEMIDS_PAIRS_FOR(HashTable), PMEMIDS_PAIRS_FOR(BTree),
-                                  PMEMIDS_PAIRS_FOR(BTreeEmbedded), PMEMIDS_PAIRS_FOR(BPlusTree), PMEMIDS_PAIRS_FOR(RBTree)>;
+                                  PMEMIDS_PAIRS_FOR(BTreeEmbedded), PMEMIDS_PAIRS_FOR(BPlusTree),
+                                  PMEMIDS_PAIRS_FOR(RBTree), PMEMIDS_PAIRS_FOR(SkipList)>;
 using DurablePairs =
     ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(ArrayList), PMEMIDS_DURABLE_PAIRS_FOR(LinkedList),
                      PMEMIDS_DURABLE_PAIRS_FOR(HashTable), PMEMIDS_DURABLE_PAIRS_FOR(BTree),
-                     PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded),
-                     PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree), PMEMIDS_DURABLE_PAIRS_FOR(RBTree)>;
+                     PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded), PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree),
+                     PMEMIDS_DURABLE_PAIRS_FOR(RBTree), PMEMIDS_DURABLE_PAIRS_FOR(SkipList)>;
 
 using OrderedPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(BTree), PMEMIDS_PAIRS_FOR(BTreeEmbedded),
-                                      PMEMIDS_PAIRS_FOR(BPlusTree), PMEMIDS_PAIRS_FOR(RBTree)>;
+                                      PMEMIDS_PAIRS_FOR(BPlusTree), PMEMIDS_PAIRS_FOR(RBTree),
+                                      PMEMIDS_PAIRS_FOR(SkipList)>;
 using OrderedDurablePairs =
     ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(BTree), PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded),
-                     PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree), PMEMIDS_DURABLE_PAIRS_FOR(RBTree)>;
+                     PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree), PMEMIDS_DURABLE_PAIRS_FOR(RBTree),
+                     PMEMIDS_DURABLE_PAIRS_FOR(SkipList)>;
 
 struct PairName {
   template <class P>
