@@ -88,7 +88,10 @@ class PlainBackend {
 
   template <class R>
   R* root() {
-    if (root_ == nullptr) root_ = checked(heap_.allocate_zeroed(sizeof(R)), sizeof(R));
+    if (root_ == nullptr) {
+      root_ = heap_.allocate_zeroed(sizeof(R));  // the backend's own record: not counted
+      if (root_ == nullptr) throw RuntimeError(fmt::format("{}: out of memory", mode_name(M)));
+    }
     return static_cast<R*>(root_);
   }
 

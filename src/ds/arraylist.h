@@ -57,6 +57,12 @@ class ArrayList {
     base_ = root_->slots.get();
   }
 
+  // dram and pmem-volatile keep nothing past the run: free every element
+  // (after measurement) so repetitions in one process do not accumulate memory.
+  ~ArrayList() {
+    if constexpr (!B::kDurable) b_.free(root_->slots);
+  }
+
   bool read(uint64_t key, char* out) const {
     const Elem* e = find(key);
     if (e == nullptr) return false;

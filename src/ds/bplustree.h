@@ -82,6 +82,12 @@ class BPlusTree {
     if (b.created()) b.tx([&] { root_.init(new_node(true), o); });
   }
 
+  // dram and pmem-volatile keep nothing past the run: free every element
+  // (after measurement) so repetitions in one process do not accumulate memory.
+  ~BPlusTree() {
+    if constexpr (!B::kDurable) free_subtree(root_.ptr());
+  }
+
   bool read(uint64_t key, char* out) const {
     const auto [x, i] = find(key);
     if (x == nullptr) return false;
@@ -205,6 +211,13 @@ class BPlusTree {
     uint32_t i = node_lower_bound(keys(x), n, key);
     if (i < n && keys(x)[i] == key) ++i;
     return i;
+  }
+
+  void free_subtree(const NodePtr& p) {
+    Node* x = p.get();
+    for (uint32_t j = 0; x->leaf && j < x->n; ++j) b_.free(vals(x)[j]);
+    for (uint32_t j = 0; !x->leaf && j <= x->n; ++j) free_subtree(kids(x)[j]);
+    b_.free(p);
   }
 
   std::pair<Node*, uint32_t> find(uint64_t key) const {

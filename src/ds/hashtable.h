@@ -72,6 +72,21 @@ class HashTable {
     buckets_ = root_->buckets.get();
   }
 
+  // dram and pmem-volatile keep nothing past the run: free every element
+  // (after measurement) so repetitions in one process do not accumulate memory.
+  ~HashTable() {
+    if constexpr (!B::kDurable) {
+      for (uint64_t i = 0; i < nbuckets_; ++i) {
+        for (NodePtr p = buckets_[i]; p;) {
+          const NodePtr next = p.get()->next;
+          b_.free(p);
+          p = next;
+        }
+      }
+      b_.free(root_->buckets);
+    }
+  }
+
   bool read(uint64_t key, char* out) const {
     const Node* n = find(key);
     if (n == nullptr) return false;

@@ -66,6 +66,18 @@ class LinkedList {
     }
   }
 
+  // dram and pmem-volatile keep nothing past the run: free every element
+  // (after measurement) so repetitions in one process do not accumulate memory.
+  ~LinkedList() {
+    if constexpr (!B::kDurable) {
+      for (ElemPtr p = root_->head; p;) {
+        const ElemPtr next = p.get()->next;
+        b_.free(p);
+        p = next;
+      }
+    }
+  }
+
   bool read(uint64_t key, char* out) const {
     auto it = index_.find(key);
     if (it == index_.end()) return false;

@@ -132,6 +132,12 @@ class RBTree {
     }
   }
 
+  // dram and pmem-volatile keep nothing past the run: free every element
+  // (after measurement) so repetitions in one process do not accumulate memory.
+  ~RBTree() {
+    if constexpr (!B::kDurable) free_subtree(root_->top);
+  }
+
   bool read(uint64_t key, char* out) const {
     const Hdr* h = find(key);
     if (h == nullptr) return false;
@@ -320,6 +326,14 @@ class RBTree {
   friend struct RBTreeTestAccess;
 
   // Translates a link (one get(), one translation in pmem modes) to the node's header.
+  void free_subtree(const NodePtr& p) {
+    if (!p) return;
+    const Hdr* h = hdr(p);
+    free_subtree(h->child[0]);
+    free_subtree(h->child[1]);
+    b_.free(p);
+  }
+
   Hdr* hdr(const NodePtr& p) const {
     return reinterpret_cast<Hdr*>(reinterpret_cast<char*>(p.get()) + vslot_);
   }

@@ -179,6 +179,27 @@ TYPED_TEST(ReopenTest, ReopenWithOtherValueSizeIsRefused) {
   EXPECT_THROW(DS(b, other), UsageError);
 }
 
+template <class P>
+class VolatileLifetimeTest : public OracleTest<P> {};
+TYPED_TEST_SUITE(VolatileLifetimeTest, VolatilePairs, PairName);
+
+// dram and pmem-volatile keep nothing: destroying a structure frees everything
+// it allocated, so repetitions in one process do not accumulate memory.
+TYPED_TEST(VolatileLifetimeTest, DestructionFreesEveryAllocation) {
+  typename TypeParam::B b(this->dir_.spec(TypeParam::DS::kName, TypeParam::B::kMode));
+  const CostCounters before = tl_costs;
+  {
+    typename TypeParam::DS ds(b, options());
+    Oracle oracle;
+    random_ops(ds, oracle, 21, 3000);
+    ASSERT_GT(oracle.size(), 0u);
+  }
+  CostCounters d = tl_costs;
+  d -= before;
+  EXPECT_GT(d.allocs, 0u);
+  EXPECT_EQ(d.allocs, d.frees);
+}
+
 TEST(ArrayListTest, InsertBeyondCapacityIsARuntimeError) {
   ScratchDir dir;
   DramBackend b(dir.spec("arraylist", Mode::kDram));

@@ -297,14 +297,18 @@ TYPED_TEST(RBTreeTest, CheckCatchesACycleAndARedRoot) {
   EXPECT_NE(this->check_message().find("is red"), std::string::npos) << this->check_message();
   A::root(this->ds_)->red = 0;
   ASSERT_EQ(this->ds_.check(), 50u);
+  decltype(A::root(this->ds_)) looped = nullptr;
   const bool planted = A::find(this->ds_, [&](auto* n, auto*, int, int) {
     if (n->child[1]) return false;
     A::link_to_root(this->ds_, n, 1);
+    looped = n;
     return true;
   });
   ASSERT_TRUE(planted);
   EXPECT_NE(this->check_message().find("reached twice"), std::string::npos)
       << this->check_message();
+  looped->child[1] = {};  // undo, so the tree can be torn down
+  EXPECT_EQ(this->ds_.check(), 50u);
 }
 
 }  // namespace

@@ -57,6 +57,7 @@ struct Pair {
   Pair<DS, DramBackend>, Pair<DS, VolatileBackend>, Pair<DS, PersistBackend>, Pair<DS, TransBackend>
 
 #define PMEMIDS_DURABLE_PAIRS_FOR(DS) Pair<DS, PersistBackend>, Pair<DS, TransBackend>
+#define PMEMIDS_VOLATILE_PAIRS_FOR(DS) Pair<DS, DramBackend>, Pair<DS, VolatileBackend>
 
 using AllPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(ArrayList), PMEMIDS_PAIRS_FOR(LinkedList),
                                   PMEMIDS_PAIRS_FOR(HashTable), PMEMIDS_PAIRS_FOR(BTree),
@@ -67,6 +68,13 @@ using DurablePairs =
                      PMEMIDS_DURABLE_PAIRS_FOR(HashTable), PMEMIDS_DURABLE_PAIRS_FOR(BTree),
                      PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded), PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree),
                      PMEMIDS_DURABLE_PAIRS_FOR(RBTree), PMEMIDS_DURABLE_PAIRS_FOR(SkipList)>;
+
+using VolatilePairs =
+    ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(ArrayList), PMEMIDS_VOLATILE_PAIRS_FOR(LinkedList),
+                     PMEMIDS_VOLATILE_PAIRS_FOR(HashTable), PMEMIDS_VOLATILE_PAIRS_FOR(BTree),
+                     PMEMIDS_VOLATILE_PAIRS_FOR(BTreeEmbedded),
+                     PMEMIDS_VOLATILE_PAIRS_FOR(BPlusTree), PMEMIDS_VOLATILE_PAIRS_FOR(RBTree),
+                     PMEMIDS_VOLATILE_PAIRS_FOR(SkipList)>;
 
 using OrderedPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(BTree), PMEMIDS_PAIRS_FOR(BTreeEmbedded),
                                       PMEMIDS_PAIRS_FOR(BPlusTree), PMEMIDS_PAIRS_FOR(RBTree),
