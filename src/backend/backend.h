@@ -10,6 +10,7 @@
 //                             `type` is the pmemobj type number, used to walk
 //                             objects by kind for leak checks.
 //   b.free(ptr)
+//   b.pool_bytes()            size of the pool behind the backend (0 for dram).
 //   b.root<R>()               the structure's root record; zeroed when the
 //                             backend was just created (b.created()).
 //   b.tx(f)                   run f as one failure-atomic operation: a
@@ -66,6 +67,7 @@ concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w)
   { b.template zalloc<int>(n, 1u) } -> std::same_as<typename B::template Ptr<int>>;
   b.free(typename B::template Ptr<int>{});
   { b.created() } -> std::convertible_to<bool>;
+  { b.pool_bytes() } -> std::convertible_to<uint64_t>;
   b.write(p, cp, n);
   b.move(p, cp, n);
   b.store_word(w, uint64_t{0});

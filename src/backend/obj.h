@@ -81,6 +81,7 @@ class ObjBackendBase {
   ObjBackendBase(const ObjBackendBase&) = delete;
   ObjBackendBase& operator=(const ObjBackendBase&) = delete;
   bool created() const { return pool_.created(); }
+  uint64_t pool_bytes() const { return pool_.bytes(); }
   PMEMobjpool* pop() const { return pool_.handle(); }
 
   template <class R>

@@ -32,6 +32,7 @@ class RawPtr {
 
 struct MallocHeap {
   explicit MallocHeap(const PoolSpec&) {}
+  uint64_t bytes() const { return 0; }  // no pool: the process heap
   void* allocate(size_t n) { return std::malloc(n); }
   void* allocate_zeroed(size_t n) { return std::calloc(1, n); }
   void deallocate(void* p) { std::free(p); }
@@ -40,6 +41,7 @@ struct MallocHeap {
 class KindHeap {
  public:
   explicit KindHeap(const PoolSpec& spec) : pool_(spec) {}
+  uint64_t bytes() const { return pool_.bytes(); }
   void* allocate(size_t n) { return memkind_malloc(pool_.kind(), n); }
   void* allocate_zeroed(size_t n) { return memkind_calloc(pool_.kind(), 1, n); }
   void deallocate(void* p) { memkind_free(pool_.kind(), p); }
@@ -71,6 +73,7 @@ class PlainBackend {
   PlainBackend& operator=(const PlainBackend&) = delete;
 
   bool created() const { return true; }
+  uint64_t pool_bytes() const { return heap_.bytes(); }
 
   template <class T>
   Ptr<T> alloc(size_t bytes, unsigned /*type*/) {

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <exception>
 
 #include "errors.h"
 
@@ -81,6 +80,8 @@ ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
     if (pop_ == nullptr) {
       throw RuntimeError(fmt::format("cannot open pool '{}': {}", path, pmemobj_errormsg()));
     }
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0) bytes_ = static_cast<uint64_t>(st.st_size);
     return;
   }
   if (exists) {
@@ -98,18 +99,17 @@ ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
         fmt::format("cannot create pool '{}' of {} bytes: {}", path, bytes, pmemobj_errormsg()));
   }
   created_ = true;
+  bytes_ = bytes;
 }
 
 ObjPool::~ObjPool() {
   pmemobj_close(pop_);
-  // A pool this run created is removed unless kept, even when the run failed; a
-  // reopened pool is the user's data: removed only after a run that completed.
-  const bool completed = std::uncaught_exceptions() == 0;
-  if (!spec_.keep && (created_ || completed)) unlink(spec_.path().c_str());
+  if (!spec_.keep && !spec_.reopen) unlink(spec_.path().c_str());
 }
 
 KindPool::KindPool(const PoolSpec& spec) {
   const size_t bytes = std::max<size_t>(spec.bytes, MEMKIND_PMEM_MIN_SIZE);
+  bytes_ = bytes;
   const int err = memkind_create_pmem(spec.dir.c_str(), bytes, &kind_);
   if (err != 0) {
     char msg[MEMKIND_ERROR_MESSAGE_SIZE];

@@ -33,8 +33,9 @@ struct PoolSpec {
 // Checks that dir exists, is a directory and is writable; UsageError otherwise.
 void check_pool_dir(const std::string& dir);
 
-// An open libpmemobj pool. Closes on destruction and deletes the file unless
-// spec.keep — except a reopened pool destroyed by an exception, which is kept.
+// An open libpmemobj pool. Closes on destruction; a pool it created is deleted
+// unless spec.keep (also when the run failed); a reopened pool is the user's
+// data and is never deleted.
 class ObjPool {
  public:
   explicit ObjPool(const PoolSpec& spec);
@@ -44,12 +45,14 @@ class ObjPool {
 
   PMEMobjpool* handle() const { return pop_; }
   bool created() const { return created_; }  // false when an existing pool was opened
+  uint64_t bytes() const { return bytes_; }  // size of the pool file
   const PoolSpec& spec() const { return spec_; }
 
  private:
   PoolSpec spec_;
   PMEMobjpool* pop_ = nullptr;
   bool created_ = false;
+  uint64_t bytes_ = 0;
 };
 
 // A memkind PMEM kind backed by a temporary file in spec.dir (pmem-volatile).
@@ -60,9 +63,11 @@ class KindPool {
   KindPool(const KindPool&) = delete;
   KindPool& operator=(const KindPool&) = delete;
   ::memkind* kind() const { return kind_; }
+  uint64_t bytes() const { return bytes_; }  // the kind's maximum size
 
  private:
   ::memkind* kind_ = nullptr;
+  uint64_t bytes_ = 0;
 };
 
 }  // namespace pmemids

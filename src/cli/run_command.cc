@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -70,7 +71,7 @@ uint64_t parse_size(const std::string& s) {
   size_t pos = 0;
   uint64_t v = 0;
   try {
-    v = std::stoull(s, &pos);
+    if (!s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) != 0) v = std::stoull(s, &pos);
   } catch (const std::exception&) {
     pos = 0;
   }
@@ -149,7 +150,6 @@ void run(const RunOptions& o) {
 
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
-                 .keep_pool = o.keep_pool,
                  .reopen = o.reopen,
                  .load_factor = o.load_factor,
                  .max_height = o.max_height,
@@ -160,6 +160,7 @@ void run(const RunOptions& o) {
   for (const DsEntry* e : structures) {
     for (Mode m : modes) {
       for (int rep = 0; rep < o.repeat; ++rep) {
+        req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
         const RepResult r = e->run[static_cast<int>(m)](req);
         nlohmann::json config = spec.to_json();
         config.update({{"ds", e->name},
@@ -201,8 +202,10 @@ void add_run_command(CLI::App& app) {
                   "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids: emulated)");
   sub->add_option("--pool-size", o->pool_size,
                   "Pool size, e.g. 2G (default: derived from workload)");
-  sub->add_flag("--keep-pool", o->keep_pool, "Keep pool files after the run");
-  sub->add_flag("--reopen", o->reopen, "Run on a kept pool instead of creating and loading one");
+  sub->add_flag("--keep-pool", o->keep_pool,
+                "Keep the pool after the run (with --repeat: the last repetition's)");
+  sub->add_flag("--reopen", o->reopen,
+                "Run on a kept pool instead of creating and loading one (the pool is kept)");
   sub->add_option("--repeat", o->repeat, "Repetitions (one record each)")
       ->check(CLI::Range(1, 1000000));
   sub->add_option("--out", o->out,

@@ -71,12 +71,12 @@ RepResult run_rep(const RunRequest& req) {
       .reopen = req.reopen,
       .keep = req.keep_pool};
   RepResult r;
-  r.pool_bytes = ps.bytes;
   r.pool_path = ps.path();
 
   const auto t0 = Clock::now();
   B backend(ps);
   const auto t1 = Clock::now();
+  r.pool_bytes = backend.pool_bytes();
   DS<B> ds(backend, opts);
   const auto t2 = Clock::now();
   r.open_seconds = secs(t0, t1);
@@ -92,7 +92,8 @@ RepResult run_rep(const RunRequest& req) {
     r.load_ops = st.load_keys.size();
   }
 
-  std::vector<char> buf(size_t{req.spec->fieldlength} * req.spec->maxscanlength);
+  const uint32_t scan_max = req.spec->scanproportion > 0 ? req.spec->maxscanlength : 1;
+  std::vector<char> buf(size_t{req.spec->fieldlength} * scan_max);
   const CostCounters before = tl_costs;
   const auto s0 = Clock::now();
   execute(ds, st.ops.data(), st.ops.data() + st.ops.size(), buf.data(), req.spec->fieldlength,

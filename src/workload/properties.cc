@@ -247,6 +247,13 @@ WorkloadSpec PropertySet::build() const {
                     sum, spec.readproportion, spec.updateproportion, spec.insertproportion,
                     spec.scanproportion, spec.readmodifywriteproportion, spec.deleteproportion));
   }
+  constexpr uint64_t kMaxScanBytes = uint64_t{1} << 30;
+  if (spec.scanproportion > 0 && uint64_t{spec.fieldlength} * spec.maxscanlength > kMaxScanBytes) {
+    throw UsageError(
+        fmt::format("a scan of maxscanlength={} values of fieldlength={} bytes exceeds "
+                    "1 GiB; lower one of them",
+                    spec.maxscanlength, spec.fieldlength));
+  }
   return spec;
 }
 

@@ -1,5 +1,7 @@
 #include "workload/stream.h"
 
+#include <unistd.h>
+
 #include <memory>
 
 #include "errors.h"
@@ -44,6 +46,8 @@ namespace {
 // `inserted` ids so far.
 class KeyChooser {
  public:
+  static constexpr int kMaxRedraws = 64;
+
   KeyChooser(const WorkloadSpec& s, uint64_t expected_ids) : s_(s) {
     const double theta = s.zipfianconstant;
     if (s.requestdistribution == Distribution::kZipfian) {
@@ -58,11 +62,15 @@ class KeyChooser {
       case Distribution::kUniform:
         return rng.below(inserted);
       case Distribution::kZipfian:
-        // Scrambled zipfian (YCSB's "zipfian"): popular ranks are hashed across
-        // the id space; ids not inserted yet are redrawn.
-        for (;;) {
-          const uint64_t id = fnv1a64(zipf_->next(rng)) % zipf_->items();
-          if (id < inserted) return id;
+        // Scrambled zipfian (YCSB's "zipfian"): ranks over the expected id count
+        // are hashed across the id space; ids not inserted yet are redrawn, as
+        // YCSB does. When few ids exist yet (tiny recordcount, many inserts)
+        // redraws could go on for ever, so after kMaxRedraws the hashed rank
+        // is folded onto the ids that exist.
+        for (int tries = 0;; ++tries) {
+          const uint64_t h = fnv1a64(zipf_->next(rng));
+          if (tries == kMaxRedraws) return h % inserted;
+          if (h % zipf_->items() < inserted) return h % zipf_->items();
         }
       case Distribution::kLatest:
         return inserted - 1 - zipf_->next(rng, inserted);
@@ -89,6 +97,16 @@ class KeyChooser {
 }  // namespace
 
 Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
+  const double need = static_cast<double>(spec.recordcount) * sizeof(uint64_t) +
+                      static_cast<double>(spec.operationcount) * sizeof(Op);
+  const double have =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (need > have / 2) {
+    throw UsageError(
+        fmt::format("recordcount={} and operationcount={} need {:.1f} GiB for the "
+                    "pre-generated keys and operations; this machine has {:.1f} GiB",
+                    spec.recordcount, spec.operationcount, need / (1 << 30), have / (1 << 30)));
+  }
   Stream st{.codec = KeyCodec{spec.insertorder},
             .values = ValuePool(spec.fieldlength, stream_seed ^ 0x5eed5eed5eed5eedULL)};
   Rng rng(stream_seed);

@@ -515,3 +515,32 @@ def test_node_keys_recorded_and_a_different_setting_refused_on_reopen(pmemids, p
     r = pmemids.run("--ds", "bplustree", "--mode", "pmem-persist", "--reopen", *TINY, *READ_ONLY)
     [rec] = expect_ok(r)
     assert rec["metrics"]["read_found"] == 500
+
+
+# ------------------------------------------------- pool lifetime with repetitions
+
+def test_negative_pool_size_is_a_usage_error(pmemids):
+    r = pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", "--pool-size=-1", *TINY)
+    expect_usage_error(r, "--pool-size", "-1")
+
+
+def test_keep_pool_with_repeat_keeps_the_last_repetitions_pool(pmemids, pool_dir):
+    r = pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", "--keep-pool", "--repeat", "2", *TINY)
+    expect_ok(r, records=2)
+    assert pool_files(pool_dir) == [POOL]
+
+
+def test_reopen_never_deletes_the_users_pool(pmemids, pool_dir):
+    expect_ok(pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", "--keep-pool", *TINY))
+    r = pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", "--reopen", "--repeat", "2", *TINY,
+                    *READ_ONLY)
+    recs = expect_ok(r, records=2)
+    assert all(rec["metrics"]["read_found"] == 500 for rec in recs)
+    assert pool_files(pool_dir) == [POOL]
+
+
+def test_pool_bytes_is_the_real_pool_size(pmemids):
+    [rec] = expect_ok(pmemids.run("--ds", "hashtable", "--mode", "dram", *TINY))
+    assert rec["metrics"]["pool_bytes"] == 0
+    [rec] = expect_ok(pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", "--pool-size", "1K", *TINY))
+    assert rec["metrics"]["pool_bytes"] == 8 << 20  # libpmemobj's minimum pool

@@ -125,6 +125,16 @@ TEST(PropertiesTest, BadValuesAreNamedWithWhatIsAccepted) {
   EXPECT_NE(usage_error({"seed=-1"}).find("seed"), std::string::npos);
 }
 
+TEST(PropertiesTest, ScanBufferBeyondOneGiBIsRefusedNamingBothKeys) {
+  const std::string msg =
+      usage_error({"readproportion=0.5", "updateproportion=0", "scanproportion=0.5",
+                   "fieldlength=1048576", "maxscanlength=2048"});
+  EXPECT_NE(msg.find("maxscanlength=2048"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("fieldlength=1048576"), std::string::npos) << msg;
+  // Without scans the product does not matter.
+  EXPECT_NO_THROW(build({"fieldlength=1048576", "maxscanlength=2048"}));
+}
+
 TEST(PropertiesTest, ProportionsMustSumToOne) {
   EXPECT_NE(usage_error({"readproportion=0.5", "updateproportion=0.2"}).find("sum"),
             std::string::npos);

@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "errors.h"
 #include "workload/properties.h"
 
 namespace pmemids {
@@ -126,6 +127,33 @@ TEST(StreamTest, SequentialWalksIdsInOrder) {
                                    8),
                           OpType::kRead);
   for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], i % 10);
+}
+
+TEST(StreamTest, ZipfianWithFewRecordsAndManyInsertsFinishes) {
+  // Ids hashed over the expected count rarely land among the few that exist:
+  // the bounded redraw must fall back rather than spin.
+  const WorkloadSpec s =
+      spec({"recordcount=1", "operationcount=100000", "readproportion=0.5", "updateproportion=0",
+            "insertproportion=0.5", "requestdistribution=zipfian"});
+  const Stream st = generate(s, 10);
+  uint64_t inserted = 1;
+  for (const Op& op : st.ops) {
+    if (op.type == OpType::kInsert) ++inserted;
+    if (op.type == OpType::kRead) {
+      ASSERT_LT(st.codec.decode(op.key), inserted);
+    }
+  }
+}
+
+TEST(StreamTest, StreamThatCannotFitInMemoryIsRefusedUpFront) {
+  const WorkloadSpec s = spec({"recordcount=1099511627776", "operationcount=5"});
+  try {
+    generate(s, 1);
+    FAIL() << "no UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("recordcount=1099511627776"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(StreamTest, ZipfianConcentratesOnFewKeys) {
