@@ -7,7 +7,7 @@
 //
 // Node: {n, leaf, keys[K], values[K], children[K+1]} with K keys at most
 // (default 10, `node_keys`); leaves omit the children. Default sizes: btree 256
-// bytes (DRAM) / 432 (PMEMoids); btree-embedded 1472 / 1552. A bigger node means
+// bytes (DRAM) / 432 (PMEMoids); btree-embedded 1496 / 1584. A bigger node means
 // fewer levels for reads but more bytes shifted per insert — in pmem-trans every
 // shifted byte is logged, which is the effect of the paper's Figure 5.
 //

@@ -23,13 +23,6 @@ struct OpTally {
     for (uint64_t c : count) n += c;
     return n;
   }
-  OpTally& operator+=(const OpTally& o) {
-    for (int i = 0; i < kOpTypes; ++i) {
-      count[i] += o.count[i];
-      found[i] += o.found[i];
-    }
-    return *this;
-  }
 };
 
 // `buf` must hold maxscanlength * value_size bytes: a scan copies every value it

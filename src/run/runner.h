@@ -41,7 +41,6 @@ struct RepResult {
   double open_seconds = 0;      // creating or opening the pool
   double recovery_seconds = 0;  // attaching to a reopened pool and rebuilding DRAM state
   uint64_t pool_bytes = 0;
-  std::string pool_path;
 };
 
 inline DsOptions ds_options(const RunRequest& req) {
@@ -71,7 +70,6 @@ RepResult run_rep(const RunRequest& req) {
       .reopen = req.reopen,
       .keep = req.keep_pool};
   RepResult r;
-  r.pool_path = ps.path();
 
   const auto t0 = Clock::now();
   B backend(ps);

@@ -42,7 +42,6 @@ class ValuePool {
  public:
   ValuePool(uint32_t fieldlength, uint64_t seed, size_t count = 1024);
   const char* get(uint64_t i) const { return bytes_.data() + (i % count_) * len_; }
-  uint32_t length() const { return len_; }
 
  private:
   uint32_t len_;
