@@ -5,13 +5,12 @@
 #include <map>
 #include <string>
 
+#include "oracle_driver.h"
 #include "test_support.h"
-#include "workload/generators.h"
 
 namespace pmemids::test {
 namespace {
 
-constexpr uint32_t kValueSize = 100;
 constexpr uint64_t kIds = 2048;
 
 DsOptions options() {
@@ -22,66 +21,9 @@ DsOptions options() {
                    .codec = KeyCodec{InsertOrder::kHashed}};
 }
 
-std::string value_for(uint64_t n) {
-  std::string v = fmt::format("value-{}-", n);
-  v.resize(kValueSize, static_cast<char>('a' + n % 26));
-  return v;
-}
-
-using Oracle = std::map<uint64_t, std::string>;
-
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-template <class DS>
-Oracle contents(const DS& ds) {
-  Oracle out;
-  ds.for_each([&](uint64_t k, const char* v) {
-    EXPECT_TRUE(out.emplace(k, std::string(v, kValueSize)).second) << "key listed twice";
-  });
-  return out;
-}
-
-// Applies `n` random operations to ds and oracle, checking every result.
-template <class DS>
-void random_ops(DS& ds, Oracle& oracle, uint64_t seed, int n) {
-  Rng rng(seed);
-  const KeyCodec codec = options().codec;
-  char buf[kValueSize];
-  for (int i = 0; i < n; ++i) {
-    const uint64_t key = codec.encode(rng.below(kIds));
-    const std::string v = value_for(seed * 1000003 + i);
-    const bool present = oracle.count(key) != 0;
-    switch (rng.below(5)) {
-      case 0:
-      case 1: {
-        ASSERT_EQ(ds.read(key, buf), present) << "read " << i;
-        if (present) {
-          ASSERT_EQ(std::string(buf, kValueSize), oracle[key]) << "read " << i;
-        }
-        break;
-      }
-      case 2:
-        ASSERT_EQ(ds.update(key, v.data()), present) << "update " << i;
-        if (present) oracle[key] = v;
-        break;
-      case 3:
-        ASSERT_EQ(ds.insert(key, v.data()), !present) << "insert " << i;
-        oracle[key] = v;
-        break;
-      case 4:
-        ASSERT_EQ(ds.remove(key), present) << "delete " << i;
-        oracle.erase(key);
-        break;
-    }
-    if (i % 2500 == 0) {
-      ASSERT_EQ(ds.check(), oracle.size());
-    }
-  }
-  ASSERT_EQ(ds.check(), oracle.size());
-  ASSERT_EQ(contents(ds), oracle);
 }
 
 template <class P>
@@ -95,7 +37,7 @@ TYPED_TEST(OracleTest, RandomOperationsMatchStdMap) {
   typename TypeParam::B b(this->dir_.spec(TypeParam::DS::kName, TypeParam::B::kMode));
   typename TypeParam::DS ds(b, options());
   Oracle oracle;
-  random_ops(ds, oracle, 1, 20000);
+  random_ops(ds, oracle, 1, 20000, kIds, options().codec);
 }
 
 TYPED_TEST(OracleTest, AbsentKeysAreNotFound) {
@@ -151,7 +93,7 @@ TYPED_TEST(ReopenTest, ContentsSurviveCloseAndReopen) {
   {
     B b(this->dir_.spec(DS::kName, B::kMode, /*reopen=*/false, /*keep=*/true));
     DS ds(b, options());
-    random_ops(ds, oracle, 11, 8000);
+    random_ops(ds, oracle, 11, 8000, kIds, options().codec);
   }
   {
     B b(this->dir_.spec(DS::kName, B::kMode, /*reopen=*/true, /*keep=*/true));
@@ -159,7 +101,7 @@ TYPED_TEST(ReopenTest, ContentsSurviveCloseAndReopen) {
     DS ds(b, options());
     ASSERT_EQ(ds.check(), oracle.size());
     ASSERT_EQ(contents(ds), oracle);
-    random_ops(ds, oracle, 12, 4000);  // and it keeps working
+    random_ops(ds, oracle, 12, 4000, kIds, options().codec);  // and it keeps working
   }
   B b(this->dir_.spec(DS::kName, B::kMode, /*reopen=*/true, /*keep=*/false));
   DS ds(b, options());
@@ -191,7 +133,7 @@ TYPED_TEST(VolatileLifetimeTest, DestructionFreesEveryAllocation) {
   {
     typename TypeParam::DS ds(b, options());
     Oracle oracle;
-    random_ops(ds, oracle, 21, 3000);
+    random_ops(ds, oracle, 21, 3000, kIds, options().codec);
     ASSERT_GT(oracle.size(), 0u);
   }
   CostCounters d = tl_costs;

@@ -5,13 +5,11 @@
 #include <map>
 #include <string>
 
+#include "oracle_driver.h"
 #include "test_support.h"
-#include "workload/generators.h"
 
 namespace pmemids::test {
 namespace {
-
-constexpr uint32_t kValueSize = 100;
 
 DsOptions options(uint32_t node_keys = 0) {
   return DsOptions{.capacity = 1 << 16,
@@ -24,31 +22,6 @@ DsOptions options(uint32_t node_keys = 0) {
                    .node_keys = node_keys};
 }
 
-std::string value_for(uint64_t n) {
-  std::string v = fmt::format("v{}:", n);
-  v.resize(kValueSize, static_cast<char>('A' + n % 26));
-  return v;
-}
-
-using Oracle = std::map<uint64_t, std::string>;
-using Pairs = std::vector<std::pair<uint64_t, std::string>>;
-
-template <class DS>
-Pairs scan_of(const DS& ds, uint64_t start, uint32_t n) {
-  Pairs out;
-  const uint32_t got = ds.scan(start, n, [&](uint64_t k, const char* v) {
-    out.emplace_back(k, std::string(v, kValueSize));
-  });
-  EXPECT_EQ(got, out.size());
-  return out;
-}
-
-Pairs oracle_range(const Oracle& o, uint64_t start, uint32_t n) {
-  Pairs out;
-  for (auto it = o.lower_bound(start); it != o.end() && out.size() < n; ++it) out.emplace_back(*it);
-  return out;
-}
-
 template <class DS>
 void expect_matches(const DS& ds, const Oracle& oracle) {
   ASSERT_EQ(ds.check(), oracle.size());
@@ -57,45 +30,10 @@ void expect_matches(const DS& ds, const Oracle& oracle) {
   ASSERT_EQ(all, Pairs(oracle.begin(), oracle.end())) << "for_each must list keys in order";
 }
 
-// Random reads, updates, inserts, deletes and scans over keys [0, key_space).
+// The shared oracle driver over keys [0, key_space), then the ordered listing.
 template <class DS>
-void random_ops(DS& ds, Oracle& oracle, uint64_t seed, int n, uint64_t key_space) {
-  Rng rng(seed);
-  char buf[kValueSize];
-  for (int i = 0; i < n; ++i) {
-    const uint64_t key = rng.below(key_space);
-    const std::string v = value_for(seed * 7919 + i);
-    const bool present = oracle.count(key) != 0;
-    switch (rng.below(6)) {
-      case 0:
-        ASSERT_EQ(ds.read(key, buf), present) << "read " << i;
-        if (present) {
-          ASSERT_EQ(std::string(buf, kValueSize), oracle[key]);
-        }
-        break;
-      case 1:
-        ASSERT_EQ(ds.update(key, v.data()), present) << "update " << i;
-        if (present) oracle[key] = v;
-        break;
-      case 2:
-      case 3:
-        ASSERT_EQ(ds.insert(key, v.data()), !present) << "insert " << i;
-        oracle[key] = v;
-        break;
-      case 4:
-        ASSERT_EQ(ds.remove(key), present) << "delete " << i;
-        oracle.erase(key);
-        break;
-      case 5: {
-        const auto len = static_cast<uint32_t>(1 + rng.below(40));
-        ASSERT_EQ(scan_of(ds, key, len), oracle_range(oracle, key, len)) << "scan " << i;
-        break;
-      }
-    }
-    if (i % 1000 == 0) {
-      ASSERT_EQ(ds.check(), oracle.size()) << "after op " << i;
-    }
-  }
+void ordered_random_ops(DS& ds, Oracle& oracle, uint64_t seed, int n, uint64_t key_space) {
+  random_ops(ds, oracle, seed, n, key_space, KeyCodec{InsertOrder::kOrdered});
   expect_matches(ds, oracle);
 }
 
@@ -110,14 +48,14 @@ TYPED_TEST(OrderedTest, RandomOperationsAndScansMatchStdMap) {
   typename TypeParam::B b(this->dir_.spec(TypeParam::DS::kName, TypeParam::B::kMode));
   typename TypeParam::DS ds(b, options());
   Oracle oracle;
-  random_ops(ds, oracle, 1, 12000, 3000);
+  ordered_random_ops(ds, oracle, 1, 12000, 3000);
 }
 
 TYPED_TEST(OrderedTest, SmallNodesStressSplitsAndMerges) {
   typename TypeParam::B b(this->dir_.spec(TypeParam::DS::kName, TypeParam::B::kMode));
   typename TypeParam::DS ds(b, options(/*node_keys=*/3));
   Oracle oracle;
-  random_ops(ds, oracle, 2, 8000, 600);
+  ordered_random_ops(ds, oracle, 2, 8000, 600);
 }
 
 TYPED_TEST(OrderedTest, SequentialAndReverseInsertionThenDeleteAll) {
@@ -176,13 +114,13 @@ TYPED_TEST(OrderedReopenTest, InvariantsAndContentsSurviveReopen) {
   {
     B b(this->dir_.spec(DS::kName, B::kMode, false, /*keep=*/true));
     DS ds(b, options(5));
-    random_ops(ds, oracle, 3, 6000, 2000);
+    ordered_random_ops(ds, oracle, 3, 6000, 2000);
   }
   {
     B b(this->dir_.spec(DS::kName, B::kMode, /*reopen=*/true, /*keep=*/false));
     DS ds(b, options(5));
     expect_matches(ds, oracle);
-    random_ops(ds, oracle, 4, 3000, 2000);
+    ordered_random_ops(ds, oracle, 4, 3000, 2000);
   }
 }
 
