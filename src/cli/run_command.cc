@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/run_options.h"
 #include "errors.h"
 #include "run/context.h"
 #include "run/registry.h"
@@ -21,22 +22,6 @@ namespace pmemids {
 namespace {
 
 constexpr const char* kDefaultPoolDir = "/dev/shm/pmemids";
-
-struct RunOptions {
-  std::string ds;
-  std::string mode;
-  std::vector<std::string> workload_files;
-  std::vector<std::string> properties;
-  std::string pool_dir;
-  std::string pool_size;
-  bool keep_pool = false;
-  bool reopen = false;
-  int repeat = 1;
-  std::string out;
-  double load_factor = 0.75;
-  uint32_t node_keys = 0;
-  uint32_t max_height = 16;
-};
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> parts;
@@ -106,6 +91,12 @@ std::string default_out() {
 }
 
 void run(const RunOptions& o) {
+  if (o.thread_mode != "single" || o.threads != 1 || !o.lock.empty() || o.pin != "none" ||
+      o.cpu_node || o.mem_node || o.duration > 0 || o.timeline_ms > 0 || o.warmup > 0) {
+    throw UsageError(
+        "thread modes, NUMA, pinning, --duration, --timeline-ms and --warmup are being "
+        "implemented");
+  }
   PropertySet props;
   for (const auto& f : o.workload_files) props.load_file(f);
   for (const auto& kv : o.properties) props.set_override(kv);
@@ -191,32 +182,7 @@ void run(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run a YCSB workload on structures and modes");
-  sub->add_option("--ds", o->ds, "Structure(s): name, comma-separated names, or 'all'")->required();
-  sub->add_option(
-         "--mode", o->mode,
-         "Mode(s): dram, pmem-volatile, pmem-persist, pmem-trans, comma-separated, or 'all'")
-      ->required();
-  sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)");
-  sub->add_option("-p", o->properties, "Property override key=value (repeatable)");
-  sub->add_option("--pool-dir", o->pool_dir,
-                  "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids: emulated)");
-  sub->add_option("--pool-size", o->pool_size,
-                  "Pool size, e.g. 2G (default: derived from workload)");
-  sub->add_flag("--keep-pool", o->keep_pool,
-                "Keep the pool after the run (with --repeat: the last repetition's)");
-  sub->add_flag("--reopen", o->reopen,
-                "Run on a kept pool instead of creating and loading one (the pool is kept)");
-  sub->add_option("--repeat", o->repeat, "Repetitions (one record each)")
-      ->check(CLI::Range(1, 1000000));
-  sub->add_option("--out", o->out,
-                  "JSON-lines result file to append to (default results/<time>.jsonl)");
-  sub->add_option("--load-factor", o->load_factor, "Hashtable elements per bucket")
-      ->check(CLI::Range(0.01, 100.0));
-  sub->add_option("--node-keys", o->node_keys,
-                  "B-tree / B+-tree keys per node (default: btree 10, bplustree 15)")
-      ->check(CLI::Range(3, 1024));
-  sub->add_option("--max-height", o->max_height, "Skiplist maximum height")
-      ->check(CLI::Range(1, 64));
+  add_run_options(sub, *o);
   sub->callback([o] { run(*o); });
 }
 

@@ -1,0 +1,67 @@
+#include "cli/run_options.h"
+
+namespace pmemids {
+
+void add_run_options(CLI::App* sub, RunOptions& o) {
+  sub->add_option("--ds", o.ds, "Structure(s): name, comma-separated names, or 'all'")->required();
+  sub->add_option(
+         "--mode", o.mode,
+         "Mode(s): dram, pmem-volatile, pmem-persist, pmem-trans, comma-separated, or 'all'")
+      ->required();
+  sub->add_option("-P,--workload", o.workload_files, "YCSB workload property file(s)");
+  sub->add_option("-p", o.properties, "Property override key=value (repeatable)");
+  sub->add_option("--pool-dir", o.pool_dir,
+                  "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids: emulated)");
+  sub->add_option("--pool-size", o.pool_size,
+                  "Pool size per instance, e.g. 2G (default: derived from workload)");
+  sub->add_flag("--keep-pool", o.keep_pool,
+                "Keep the pool(s) after the run (with --repeat: the last repetition's)");
+  sub->add_flag("--reopen", o.reopen,
+                "Run on kept pool(s) instead of creating and loading them (they are kept)");
+  sub->add_option("--repeat", o.repeat,
+                  "Measured repetitions: one record each, plus an aggregate record when > 1")
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--warmup", o.warmup,
+                  "Repetitions run first and discarded (recorded with \"warmup\": true)")
+      ->check(CLI::Range(0, 1000));
+  sub->add_option("--out", o.out,
+                  "JSON-lines result file to append to (default results/<time>.jsonl)");
+  sub->add_option("--load-factor", o.load_factor, "Hashtable elements per bucket")
+      ->check(CLI::Range(0.01, 100.0));
+  sub->add_option("--node-keys", o.node_keys,
+                  "B-tree / B+-tree keys per node (default: btree 10, bplustree 15)")
+      ->check(CLI::Range(3, 1024));
+  sub->add_option("--max-height", o.max_height, "Skiplist maximum height")
+      ->check(CLI::Range(1, 64));
+  sub->add_option("--thread-mode", o.thread_mode,
+                  "single | parallel (an instance and pool per thread, each runs the whole "
+                  "workload) | concurrent (one instance, operations split, one global lock)")
+      ->check(CLI::IsMember({"single", "parallel", "concurrent"}));
+  sub->add_option("--threads", o.threads, "Worker threads (parallel, concurrent)")
+      ->check(CLI::Range(1, 1024));
+  sub->add_option("--lock", o.lock,
+                  "Concurrent mode's global lock: pthread-dram, pthread-pmem, pmemobj, "
+                  "rwlock-dram, rwlock-pmemobj (default: pthread-dram for dram and "
+                  "pmem-volatile, pmemobj for pmem-persist and pmem-trans)");
+  sub->add_option("--pin", o.pin,
+                  "Pin worker threads: none, compact (fill cores in order), scatter (spread "
+                  "over nodes and cores)")
+      ->check(CLI::IsMember({"none", "compact", "scatter"}));
+  sub->add_option("--cpu-node", o.cpu_node, "Run worker threads on this NUMA node's CPUs")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--mem-node", o.mem_node,
+                  "Place structure memory and emulated pools on this NUMA node")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--duration", o.duration,
+                  "Run for this many seconds, replaying the operation stream cyclically, "
+                  "instead of operationcount operations")
+      ->check(CLI::Range(0.001, 86400.0));
+  sub->add_option("--timeline-ms", o.timeline_ms,
+                  "Record throughput per interval of this many milliseconds")
+      ->check(CLI::Range(1, 3600000));
+  sub->add_option("--latency-sample", o.latency_sample,
+                  "Fraction of operations whose latency is timed (0 disables; default 0.01)")
+      ->check(CLI::Range(0.0, 1.0));
+}
+
+}  // namespace pmemids

@@ -1,0 +1,43 @@
+// The options of `pmemids run`, separate from running them so that other
+// commands (sweep) can validate a configuration exactly as `run` would parse it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pmemids {
+
+struct RunOptions {
+  std::string ds;
+  std::string mode;
+  std::vector<std::string> workload_files;
+  std::vector<std::string> properties;
+  std::string pool_dir;
+  std::string pool_size;
+  bool keep_pool = false;
+  bool reopen = false;
+  int repeat = 1;
+  int warmup = 0;
+  std::string out;
+  double load_factor = 0.75;
+  uint32_t node_keys = 0;
+  uint32_t max_height = 16;
+  std::string thread_mode = "single";
+  int threads = 1;
+  std::string lock;  // empty: the paper's default for the mode
+  std::string pin = "none";
+  std::optional<int> cpu_node;
+  std::optional<int> mem_node;
+  double duration = 0;         // seconds; 0: run operationcount operations
+  uint32_t timeline_ms = 0;    // 0: no timeline
+  double latency_sample = -1;  // fraction of operations timed; < 0: the default
+};
+
+// Registers every `pmemids run` option on `sub`, writing into `o`. Parsing
+// checks syntax and ranges; combinations are checked when the run starts.
+void add_run_options(CLI::App* sub, RunOptions& o);
+
+}  // namespace pmemids
