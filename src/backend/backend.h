@@ -13,6 +13,10 @@
 //   b.pool_bytes()            size of the pool behind the backend (0 for dram).
 //   b.root<R>()               the structure's root record; zeroed when the
 //                             backend was just created (b.created()).
+//   b.lock_slot()             64 cache-line-aligned bytes in the pool next to
+//                             the root, for a lock kept in PMEM by the concurrent
+//                             runner; valid once root<R>() was called. Not
+//                             durable: whoever uses it initialises it on open.
 //   b.tx(f)                   run f as one failure-atomic operation: a
 //                             libpmemobj transaction in pmem-trans, a plain call
 //                             elsewhere. Exceptions abort it and propagate.
@@ -41,6 +45,16 @@
 #include <string_view>
 
 namespace pmemids {
+
+// Bytes the backends place before the structure's root record: room for a
+// 64-byte, 64-byte-aligned lock slot whatever the root's own alignment.
+inline constexpr size_t kRootPrefix = 128;
+inline constexpr size_t kLockSlotBytes = 64;
+
+inline void* lock_slot_in(void* root_base) {
+  const auto a = reinterpret_cast<uintptr_t>(root_base);
+  return reinterpret_cast<void*>((a + kLockSlotBytes - 1) & ~uintptr_t{kLockSlotBytes - 1});
+}
 
 enum class Mode : uint8_t { kDram, kVolatile, kPersist, kTrans };
 inline constexpr Mode kAllModes[] = {Mode::kDram, Mode::kVolatile, Mode::kPersist, Mode::kTrans};

@@ -86,10 +86,13 @@ class ObjBackendBase {
 
   template <class R>
   R* root() {
-    PMEMoid r = pmemobj_root(pop(), sizeof(R));
+    static_assert(alignof(R) <= 16);
+    PMEMoid r = pmemobj_root(pop(), kRootPrefix + sizeof(R));
     if (OID_IS_NULL(r)) throw RuntimeError(fmt::format("pmemobj_root: {}", pmemobj_errormsg()));
-    return static_cast<R*>(pmemobj_direct(r));
+    root_base_ = static_cast<char*>(pmemobj_direct(r));
+    return reinterpret_cast<R*>(root_base_ + kRootPrefix);
   }
+  void* lock_slot() const { return lock_slot_in(root_base_); }
 
   // A lone aligned 8-byte store is failure-atomic: store and persist it.
   void store_word(uint64_t& dst, uint64_t v) {
@@ -138,6 +141,7 @@ class ObjBackendBase {
     uint64_t flags;
   };
   ObjPool pool_;
+  char* root_base_ = nullptr;
   std::vector<SizeClass> classes_;  // a few entries: one per unit size in use
 };
 

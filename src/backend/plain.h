@@ -91,12 +91,14 @@ class PlainBackend {
 
   template <class R>
   R* root() {
+    static_assert(alignof(R) <= 16);
     if (root_ == nullptr) {
-      root_ = heap_.allocate_zeroed(sizeof(R));  // the backend's own record: not counted
+      root_ = heap_.allocate_zeroed(kRootPrefix + sizeof(R));  // the backend's own: not counted
       if (root_ == nullptr) throw RuntimeError(fmt::format("{}: out of memory", mode_name(M)));
     }
-    return static_cast<R*>(root_);
+    return reinterpret_cast<R*>(static_cast<char*>(root_) + kRootPrefix);
   }
+  void* lock_slot() const { return lock_slot_in(root_); }
 
   template <class F>
   void tx(F&& f) {

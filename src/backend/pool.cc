@@ -19,7 +19,7 @@ std::string PoolSpec::path() const {
   return p + ".pool";
 }
 
-std::string PoolSpec::layout() const { return fmt::format("pmemids/{}/{}/v1", ds, mode); }
+std::string PoolSpec::layout() const { return fmt::format("pmemids/{}/{}/v2", ds, mode); }
 
 void check_pool_dir(const std::string& dir) {
   struct stat st {};

@@ -189,5 +189,24 @@ TEST(PoolTest, TransactionAbortRollsBack) {
   EXPECT_EQ(ds.check(), 1u);
 }
 
+template <class B>
+void expect_lock_slot_beside_root(B& b) {
+  const char* root = reinterpret_cast<const char*>(b.template root<RootHeader>());
+  const char* slot = static_cast<const char*>(b.lock_slot());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(slot) % kLockSlotBytes, 0u);
+  EXPECT_GE(slot, root - kRootPrefix);
+  EXPECT_LE(slot + kLockSlotBytes, root);
+}
+
+TEST(PoolTest, LockSlotIsAlignedAndBesideTheRoot) {
+  ScratchDir dir;
+  VolatileBackend v(dir.spec("hashtable", Mode::kVolatile));
+  expect_lock_slot_beside_root(v);
+  PersistBackend p(dir.spec("hashtable", Mode::kPersist));
+  expect_lock_slot_beside_root(p);
+  EXPECT_EQ(pmemobj_oid(p.lock_slot()).pool_uuid_lo,
+            pmemobj_oid(p.root<RootHeader>()).pool_uuid_lo);
+}
+
 }  // namespace
 }  // namespace pmemids::test
