@@ -21,6 +21,7 @@ struct alignas(64) CostCounters {
   uint64_t translations = 0;   // PMEMoid -> address translations (pmemobj_direct)
 
   CostCounters& operator-=(const CostCounters& o);
+  CostCounters& operator+=(const CostCounters& o);  // summing workers
 };
 
 inline thread_local CostCounters tl_costs;

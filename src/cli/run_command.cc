@@ -8,11 +8,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 
 #include "cli/commands.h"
 #include "cli/run_options.h"
 #include "errors.h"
 #include "run/context.h"
+#include "run/locks.h"
+#include "run/placement.h"
 #include "run/registry.h"
 #include "run/result.h"
 #include "workload/properties.h"
@@ -22,6 +25,10 @@ namespace pmemids {
 namespace {
 
 constexpr const char* kDefaultPoolDir = "/dev/shm/pmemids";
+// Fraction of operations whose latency is timed unless --latency-sample says
+// otherwise; docs/performance.md records what it costs.
+constexpr double kDefaultLatencySample = 0.01;
+constexpr uint64_t kSampleSeedSalt = 0x6c6174656e637921ULL;  // "latency!"
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> parts;
@@ -90,13 +97,49 @@ std::string default_out() {
   return fmt::format("results/{:%Y%m%dT%H%M%SZ}.jsonl", fmt::gmtime(now));
 }
 
-void run(const RunOptions& o) {
-  if (o.thread_mode != "single" || o.threads != 1 || !o.lock.empty() || o.pin != "none" ||
-      o.cpu_node || o.mem_node || o.duration > 0 || o.timeline_ms > 0 || o.warmup > 0) {
-    throw UsageError(
-        "thread modes, NUMA, pinning, --duration, --timeline-ms and --warmup are being "
-        "implemented");
+ThreadMode parse_thread_mode(const std::string& s) {
+  if (s == "parallel") return ThreadMode::kParallel;
+  if (s == "concurrent") return ThreadMode::kConcurrent;
+  return ThreadMode::kSingle;
+}
+
+PinPolicy parse_pin(const std::string& s) {
+  if (s == "compact") return PinPolicy::kCompact;
+  if (s == "scatter") return PinPolicy::kScatter;
+  return PinPolicy::kNone;
+}
+
+// Thread-mode options that do not fit each other, refused before anything runs.
+void check_thread_options(const RunOptions& o, ThreadMode tm, const std::vector<Mode>& modes) {
+  if (tm == ThreadMode::kSingle && o.threads != 1) {
+    throw UsageError(fmt::format(
+        "--threads {} needs --thread-mode parallel or concurrent (single runs one thread)",
+        o.threads));
   }
+  if (!o.lock.empty()) {
+    if (tm != ThreadMode::kConcurrent) {
+      throw UsageError(fmt::format("--lock {} applies to --thread-mode concurrent only", o.lock));
+    }
+    for (Mode m : modes) find_lock(o.lock, m);
+  }
+  if (o.reopen && o.duration > 0) {
+    throw UsageError("--duration replays inserts cyclically; it cannot be combined with --reopen");
+  }
+}
+
+// Indices of the operations whose latency is timed: each independently with
+// probability `rate` (geometric gaps), from a seed derived from the workload's.
+std::vector<uint64_t> sample_positions(uint64_t n, double rate, uint64_t seed) {
+  std::vector<uint64_t> out;
+  if (rate <= 0 || n == 0) return out;
+  out.reserve(static_cast<size_t>(static_cast<double>(n) * rate * 1.1) + 16);
+  std::mt19937_64 rng(seed);
+  std::geometric_distribution<uint64_t> gap(rate);
+  for (uint64_t i = gap(rng); i < n; i += 1 + gap(rng)) out.push_back(i);
+  return out;
+}
+
+void run(const RunOptions& o) {
   PropertySet props;
   for (const auto& f : o.workload_files) props.load_file(f);
   for (const auto& kv : o.properties) props.set_override(kv);
@@ -114,6 +157,12 @@ void run(const RunOptions& o) {
       }
     }
   }
+  const ThreadMode tm = parse_thread_mode(o.thread_mode);
+  check_thread_options(o, tm, modes);
+  const Placement placement = plan_placement({.pin = parse_pin(o.pin),
+                                              .cpu_node = o.cpu_node,
+                                              .mem_node = o.mem_node,
+                                              .threads = o.threads});
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
   const std::string pool_dir = resolve_pool_dir(o);
   check_pool_dir(pool_dir);
@@ -131,14 +180,22 @@ void run(const RunOptions& o) {
                "granularity, no DAX); flush instructions run but memory is DRAM. "
                "Results are marked \"pmem\": \"emulated\".\n",
                pool_dir, probe.fs, probe.granularity);
+  } else if (o.mem_node) {
+    fmt::print(stderr,
+               "pmemids: warning: the pools are on DAX PMEM, whose node is the node of the "
+               "device behind '{}'; --mem-node {} places only DRAM memory\n",
+               pool_dir, *o.mem_node);
   }
+  for (const auto& w : placement.warnings) fmt::print(stderr, "pmemids: warning: {}\n", w);
+  if (o.mem_node) bind_memory(*o.mem_node);  // streams too; workers inherit the policy
 
-  fmt::print(stderr, "pmemids: generating {} load keys and {} operations (seed {})\n",
+  const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
+  const int streams = tm == ThreadMode::kParallel ? o.threads : 1;
+  fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n", streams,
              spec.recordcount, spec.operationcount, spec.seed);
-  const Stream stream = generate(spec, spec.seed);
-  const nlohmann::json context = collect_context(pool_dir, probe);
-  const std::string out = o.out.empty() ? default_out() : o.out;
-
+  std::vector<Stream> stream_store;
+  std::vector<uint64_t> stream_seeds;
+  stream_store.reserve(static_cast<size_t>(streams));
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
@@ -146,18 +203,42 @@ void run(const RunOptions& o) {
                  .max_height = o.max_height,
                  .node_keys = o.node_keys,
                  .spec = &spec,
-                 .stream = &stream};
+                 .thread_mode = tm,
+                 .threads = o.threads,
+                 .placement = placement,
+                 .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms}};
+  for (int t = 0; t < streams; ++t) {
+    stream_seeds.push_back(spec.seed + static_cast<uint64_t>(t));
+    stream_store.push_back(generate(spec, stream_seeds.back()));
+    req.feeds.push_back(
+        {&stream_store.back(), sample_positions(stream_store.back().ops.size(), rate,
+                                                stream_seeds.back() ^ kSampleSeedSalt)});
+  }
+  const nlohmann::json context = collect_context(pool_dir, probe);
+  const std::string out = o.out.empty() ? default_out() : o.out;
+
   print_table_header(stdout);
   for (const DsEntry* e : structures) {
     for (Mode m : modes) {
-      for (int rep = 0; rep < o.repeat; ++rep) {
+      req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
+      std::vector<double> measured;
+      for (int rep = -o.warmup; rep < o.repeat; ++rep) {
         req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
         const RepResult r = e->run[static_cast<int>(m)](req);
         nlohmann::json config = spec.to_json();
         config.update({{"ds", e->name},
                        {"mode", mode_name(m)},
-                       {"thread_mode", "single"},
-                       {"threads", 1},
+                       {"thread_mode", o.thread_mode},
+                       {"threads", o.threads},
+                       {"lock", tm == ThreadMode::kConcurrent ? nlohmann::json(lock_name(req.lock))
+                                                              : nlohmann::json()},
+                       {"pin", o.pin},
+                       {"cpu_node", o.cpu_node ? nlohmann::json(*o.cpu_node) : nlohmann::json()},
+                       {"mem_node", o.mem_node ? nlohmann::json(*o.mem_node) : nlohmann::json()},
+                       {"duration", o.duration > 0 ? nlohmann::json(o.duration) : nlohmann::json()},
+                       {"timeline_ms", o.timeline_ms},
+                       {"latency_sample", rate},
+                       {"stream_seeds", stream_seeds},
                        {"workload", workload_name(spec)},
                        {"pool_dir", pool_dir},
                        {"pool_size", r.pool_bytes},
@@ -167,10 +248,21 @@ void run(const RunOptions& o) {
                        {"node_keys", o.node_keys},
                        {"max_height", o.max_height},
                        {"repeat", o.repeat},
-                       {"repetition", rep}});
-        const nlohmann::json record = make_record(context, config, r);
+                       {"warmup", o.warmup},
+                       {"repetition", rep < 0 ? rep + o.warmup : rep}});
+        nlohmann::json record = make_record(context, config, r);
+        if (rep < 0) {
+          record["warmup"] = true;
+        } else {
+          measured.push_back(r.ops_per_sec);
+        }
         append_record(out, record);
         print_table_row(stdout, record);
+        if (rep == o.repeat - 1 && o.repeat > 1) {
+          const nlohmann::json agg = make_aggregate(context, config, measured);
+          append_record(out, agg);
+          print_table_row(stdout, agg);
+        }
       }
     }
   }

@@ -1,12 +1,16 @@
 // Result records (one JSON object per repetition, appended as one line to a
 // JSON-lines file) and the short stdout table.
 //
-// Record: {"schema_version", "context", "config", "metrics"}. Metric names carry
-// their units; per-op costs divide the timed phase's counters by its operations.
+// Record: {"schema_version", "context", "config", "metrics"}, plus "warmup": true
+// on a discarded warm-up repetition and "aggregate": true on the summary of a
+// configuration's repetitions. Metric names carry their units; per-op costs
+// divide the timed phase's counters by its operations; latency metrics
+// (latency_<op>_{mean,p50,p90,p99,p999,p9999,max}_ns) appear for sampled op types.
 #pragma once
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 
 #include "run/runner.h"
@@ -19,6 +23,12 @@ nlohmann::json metrics_json(const RepResult& r);
 
 nlohmann::json make_record(const nlohmann::json& context, const nlohmann::json& config,
                            const RepResult& r);
+
+// The aggregate record of a configuration's measured repetitions: mean, median,
+// stddev, coefficient of variation, min, max and 95% confidence interval of
+// ops_per_sec (null where undefined, e.g. stddev of one repetition).
+nlohmann::json make_aggregate(const nlohmann::json& context, nlohmann::json config,
+                              std::span<const double> ops_per_sec);
 
 // Appends one line, written with a single write() so a record is whole or absent.
 void append_record(const std::string& path, const nlohmann::json& record);

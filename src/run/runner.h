@@ -1,106 +1,251 @@
-// One repetition of one (structure, backend) pair: create or reopen the pool,
-// build or recover the structure, load (untimed, reported separately), run the
-// pre-generated stream (timed), and return what was measured.
+// One repetition of one (structure, backend) pair in one thread mode: create or
+// reopen the pool(s), build or recover the structure(s), load (untimed,
+// reported separately), run the pre-generated stream(s) (timed), and return
+// what was measured.
 //
-// Only the stream walk sits between the two clock reads; pool creation, loading
-// and counter snapshots are outside it.
+//   single      one worker, one instance (pool <ds>.<mode>.pool).
+//   parallel    N workers, each with its own instance and pool
+//               (<ds>.<mode>.<t>.pool) and its own stream (feeds[t]); each
+//               creates and loads its instance itself before the barrier;
+//               throughput is the sum of the workers' throughputs.
+//   concurrent  one instance, created and loaded by the calling thread
+//               before the workers start; the stream split into N
+//               contiguous slices (feeds[0]); every
+//               operation holds the run's global lock; throughput is all
+//               operations over the wall time.
+//
+// Only the workers' drive loops sit between their two clock reads.
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/counters.h"
 #include "backend/pool.h"
 #include "ds/common.h"
-#include "run/execute.h"
+#include "run/crew.h"
+#include "run/locks.h"
 #include "workload/properties.h"
 #include "workload/stream.h"
 
 namespace pmemids {
 
+enum class ThreadMode : uint8_t { kSingle, kParallel, kConcurrent };
+
+// A stream and the indices of its operations whose latency is sampled.
+struct Feed {
+  const Stream* stream = nullptr;
+  std::vector<uint64_t> samples;  // ascending
+};
+
 struct RunRequest {
   std::string pool_dir;
-  uint64_t pool_size = 0;  // bytes; 0 derives it from the workload
+  uint64_t pool_size = 0;  // bytes per instance; 0 derives it from the workload
   bool keep_pool = false;
   bool reopen = false;
   double load_factor = 0.75;
   uint32_t max_height = 16;  // skiplist
   uint32_t node_keys = 0;    // B-tree / B+-tree keys per node; 0 = default
   const WorkloadSpec* spec = nullptr;
-  const Stream* stream = nullptr;
+  ThreadMode thread_mode = ThreadMode::kSingle;
+  int threads = 1;
+  LockKind lock = LockKind::kPthreadDram;  // concurrent only
+  Placement placement;                     // thread_cpus has `threads` entries
+  CrewTiming timing;
+  std::vector<Feed> feeds;  // parallel: one per thread; otherwise one
+};
+
+struct ThreadResult {
+  uint64_t ops = 0;
+  double seconds = 0;
+  std::vector<int> cpus;  // the CPUs it was allowed to run on
+  int start_cpu = -1;
 };
 
 struct RepResult {
   OpTally tally;
-  double seconds = 0;
+  double seconds = 0;      // wall time of the timed phase
+  double ops_per_sec = 0;  // parallel: sum over workers; otherwise ops / seconds
   CostCounters costs;
   uint64_t load_ops = 0;
-  double load_seconds = 0;
+  double load_seconds = 0;  // the slowest loader
   CostCounters load_costs;
-  double open_seconds = 0;      // creating or opening the pool
-  double recovery_seconds = 0;  // attaching to a reopened pool and rebuilding DRAM state
-  uint64_t pool_bytes = 0;
+  double open_seconds = 0;      // creating or opening the pool(s): the slowest
+  double recovery_seconds = 0;  // attaching to reopened pool(s) and rebuilding DRAM state
+  uint64_t pool_bytes = 0;      // all instances
+  std::vector<ThreadResult> threads;
+  LatencySet latency;
+  std::vector<double> timeline;  // ops/s per timeline interval
 };
 
-inline DsOptions ds_options(const RunRequest& req) {
-  return DsOptions{.capacity = req.stream->records_max,
+inline DsOptions ds_options(const RunRequest& req, const Stream& st) {
+  return DsOptions{.capacity = st.records_max,
                    .expected = req.spec->recordcount,
                    .value_size = req.spec->fieldlength,
                    .load_factor = req.load_factor,
-                   .codec = req.stream->codec,
+                   .codec = st.codec,
                    .seed = req.spec->seed,
                    .max_height = req.max_height,
                    .node_keys = req.node_keys};
 }
 
+namespace detail {
+
+using Clock = std::chrono::steady_clock;
+inline double secs(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// One structure instance in its backend, and what setting it up cost.
 template <template <class> class DS, class B>
-RepResult run_rep(const RunRequest& req) {
-  using Clock = std::chrono::steady_clock;
-  const auto secs = [](Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double>(b - a).count();
-  };
-  const Stream& st = *req.stream;
-  const DsOptions opts = ds_options(req);
-  PoolSpec ps{
-      .dir = req.pool_dir,
-      .ds = DS<B>::kName,
-      .mode = std::string(mode_name(B::kMode)),
-      .bytes = req.pool_size != 0 ? req.pool_size : DS<B>::pool_bytes(opts) * 2 + (64 << 20),
-      .reopen = req.reopen,
-      .keep = req.keep_pool};
-  RepResult r;
+struct Instance {
+  std::optional<B> backend;
+  std::optional<DS<B>> ds;
+  double open_seconds = 0, recovery_seconds = 0, load_seconds = 0;
+  uint64_t load_ops = 0;
+  CostCounters load_costs;
 
-  const auto t0 = Clock::now();
-  B backend(ps);
-  const auto t1 = Clock::now();
-  r.pool_bytes = backend.pool_bytes();
-  DS<B> ds(backend, opts);
-  const auto t2 = Clock::now();
-  r.open_seconds = secs(t0, t1);
-  if (req.reopen) r.recovery_seconds = secs(t1, t2);
-
-  if (!req.reopen) {
+  void build(const RunRequest& req, const Stream& st, int instance) {
+    const DsOptions opts = ds_options(req, st);
+    const PoolSpec ps{
+        .dir = req.pool_dir,
+        .ds = DS<B>::kName,
+        .mode = std::string(mode_name(B::kMode)),
+        .instance = instance,
+        .bytes = req.pool_size != 0 ? req.pool_size : DS<B>::pool_bytes(opts) * 2 + (64 << 20),
+        .reopen = req.reopen,
+        .keep = req.keep_pool};
+    const auto t0 = Clock::now();
+    backend.emplace(ps);
+    const auto t1 = Clock::now();
+    ds.emplace(*backend, opts);
+    const auto t2 = Clock::now();
+    open_seconds = secs(t0, t1);
+    if (req.reopen) {
+      recovery_seconds = secs(t1, t2);
+      return;
+    }
     const CostCounters before = tl_costs;
-    const auto l0 = Clock::now();
-    for (uint64_t i = 0; i < st.load_keys.size(); ++i) ds.insert(st.load_keys[i], st.values.get(i));
-    r.load_seconds = secs(l0, Clock::now());
-    r.load_costs = tl_costs;
-    r.load_costs -= before;
-    r.load_ops = st.load_keys.size();
+    for (uint64_t i = 0; i < st.load_keys.size(); ++i)
+      ds->insert(st.load_keys[i], st.values.get(i));
+    load_seconds = secs(t2, Clock::now());
+    load_costs = tl_costs;
+    load_costs -= before;
+    load_ops = st.load_keys.size();
   }
+};
 
+// What one worker measured in its timed phase.
+struct WorkerOut {
+  OpTally tally;
+  CostCounters costs;
+  LatencySet latency;
+};
+
+template <class DS, class Lock>
+void timed_drive(DS& ds, Lock& lock, const RunRequest& req, std::span<const Op> ops,
+                 std::span<const uint64_t> samples, const DriveControl& ctl, WorkerOut& out) {
   const uint32_t scan_max = req.spec->scanproportion > 0 ? req.spec->maxscanlength : 1;
   std::vector<char> buf(size_t{req.spec->fieldlength} * scan_max);
   const CostCounters before = tl_costs;
-  const auto s0 = Clock::now();
-  execute(ds, st.ops.data(), st.ops.data() + st.ops.size(), buf.data(), req.spec->fieldlength,
-          r.tally);
-  const auto s1 = Clock::now();
-  r.seconds = secs(s0, s1);
-  r.costs = tl_costs;
-  r.costs -= before;
+  drive(ds, lock, ops, samples, buf.data(), req.spec->fieldlength, ctl, out.tally, out.latency);
+  out.costs = tl_costs;
+  out.costs -= before;
+}
+
+template <template <class> class DS, class B>
+void add_setup(RepResult& r, const Instance<DS, B>& in) {
+  r.open_seconds = std::max(r.open_seconds, in.open_seconds);
+  r.recovery_seconds = std::max(r.recovery_seconds, in.recovery_seconds);
+  r.load_seconds = std::max(r.load_seconds, in.load_seconds);
+  r.load_ops += in.load_ops;
+  r.load_costs += in.load_costs;
+  r.pool_bytes += in.backend->pool_bytes();
+}
+
+inline void add_workers(RepResult& r, const CrewRun& crew, const std::vector<WorkerOut>& outs) {
+  r.seconds = crew.wall_seconds;
+  r.timeline = crew.timeline;
+  for (size_t t = 0; t < outs.size(); ++t) {
+    r.tally += outs[t].tally;
+    r.costs += outs[t].costs;
+    for (int k = 0; k < kOpTypes; ++k) r.latency[k].merge(outs[t].latency[k]);
+    r.threads.push_back({.ops = outs[t].tally.total(),
+                         .seconds = crew.thread_seconds[t],
+                         .cpus = crew.thread_cpus[t],
+                         .start_cpu = crew.start_cpu[t]});
+  }
+}
+
+// Contiguous slice t of n of `ops`, and the samples that fall in it (rebased).
+inline std::pair<std::span<const Op>, std::span<const uint64_t>> slice(const Feed& f, int t,
+                                                                       int n) {
+  const size_t size = f.stream->ops.size();
+  const size_t lo = size * t / n, hi = size * (t + 1) / n;
+  const auto first = std::lower_bound(f.samples.begin(), f.samples.end(), lo);
+  const auto last = std::lower_bound(first, f.samples.end(), hi);
+  return {std::span<const Op>(f.stream->ops.data() + lo, hi - lo),
+          std::span<const uint64_t>(f.samples.data() + (first - f.samples.begin()),
+                                    static_cast<size_t>(last - first))};
+}
+
+}  // namespace detail
+
+// single and parallel: an instance per worker, no lock.
+template <template <class> class DS, class B>
+RepResult run_instances(const RunRequest& req) {
+  const int n = req.threads;
+  const bool parallel = req.thread_mode == ThreadMode::kParallel;
+  std::vector<detail::Instance<DS, B>> inst(static_cast<size_t>(n));
+  std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
+  const CrewRun crew = run_crew(
+      n, req.placement, req.timing,
+      [&](int t) { inst[t].build(req, *req.feeds[t].stream, parallel ? t : -1); },
+      [&](int t, const DriveControl& ctl) {
+        const Feed& f = req.feeds[t];
+        NoLock none;
+        detail::timed_drive(*inst[t].ds, none, req, f.stream->ops, f.samples, ctl, outs[t]);
+      });
+  RepResult r;
+  for (const auto& in : inst) detail::add_setup(r, in);
+  detail::add_workers(r, crew, outs);
+  for (const ThreadResult& t : r.threads) {
+    r.ops_per_sec += t.seconds > 0 ? static_cast<double>(t.ops) / t.seconds : 0.0;
+  }
   return r;
+}
+
+// concurrent: workers share `inst`, every operation under `lock`.
+template <template <class> class DS, class B, class Lock>
+RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock& lock) {
+  const int n = req.threads;
+  std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
+  const CrewRun crew = run_crew(
+      n, req.placement, req.timing, [](int) {},
+      [&](int t, const DriveControl& ctl) {
+        const auto [ops, samples] = detail::slice(req.feeds[0], t, n);
+        detail::timed_drive(*inst.ds, lock, req, ops, samples, ctl, outs[t]);
+      });
+  RepResult r;
+  detail::add_setup(r, inst);
+  detail::add_workers(r, crew, outs);
+  r.ops_per_sec = r.seconds > 0 ? static_cast<double>(r.tally.total()) / r.seconds : 0.0;
+  return r;
+}
+
+// The run function the registry stores per (structure, mode): one dispatch on
+// thread mode and lock kind per repetition. The concurrent instance is built
+// and loaded by the calling thread (whose memory policy run() has set).
+template <template <class> class DS, class B>
+RepResult run_rep(const RunRequest& req) {
+  if (req.thread_mode != ThreadMode::kConcurrent) return run_instances<DS, B>(req);
+  detail::Instance<DS, B> inst;
+  inst.build(req, *req.feeds[0].stream, -1);
+  DramLockSlot dram;
+  return with_lock(req.lock, *inst.backend, dram,
+                   [&](auto& lock) { return run_shared(req, inst, lock); });
 }
 
 }  // namespace pmemids

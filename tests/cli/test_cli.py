@@ -168,10 +168,11 @@ def test_records_are_appended_to_an_existing_out_file(pmemids):
 
 def test_repeat_writes_one_record_per_repetition(pmemids, pool_dir):
     r = pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", "--repeat", "3", *TINY)
-    recs = expect_ok(r, records=3)
+    *recs, agg = expect_ok(r, records=4)
     assert [x["config"]["repetition"] for x in recs] == [0, 1, 2]
     assert all(x["config"]["repeat"] == 3 for x in recs)
     assert all(x["metrics"]["ops"] == 500 for x in recs)
+    assert agg.get("aggregate") is True and agg["metrics"]["repetitions"] == 3
     assert pool_files(pool_dir) == []
 
 
@@ -526,7 +527,7 @@ def test_negative_pool_size_is_a_usage_error(pmemids):
 
 def test_keep_pool_with_repeat_keeps_the_last_repetitions_pool(pmemids, pool_dir):
     r = pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", "--keep-pool", "--repeat", "2", *TINY)
-    expect_ok(r, records=2)
+    expect_ok(r, records=3)  # two repetitions and their aggregate
     assert pool_files(pool_dir) == [POOL]
 
 
@@ -534,7 +535,7 @@ def test_reopen_never_deletes_the_users_pool(pmemids, pool_dir):
     expect_ok(pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", "--keep-pool", *TINY))
     r = pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", "--reopen", "--repeat", "2", *TINY,
                     *READ_ONLY)
-    recs = expect_ok(r, records=2)
+    *recs, _ = expect_ok(r, records=3)
     assert all(rec["metrics"]["read_found"] == 500 for rec in recs)
     assert pool_files(pool_dir) == [POOL]
 
