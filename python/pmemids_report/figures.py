@@ -3,8 +3,9 @@
 Selection looks only at what the configurations contain (rows of
 stats.configurations; "single" means thread_mode single, the default):
 
-  fig3_single_thread   single-thread configurations not on remote memory: one
-                       panel per workload, structures along x, one bar per mode
+  fig3_single_thread   single-thread configurations without NUMA placement (if
+                       there are none: those on local memory): one panel per
+                       workload, structures along x, one bar per mode
   fig5_btree_node_size the same data restricted to btree and btree-embedded, when
                        both are present: modes along x, the two variants side by side
   fig6_parallel_<w>    parallel configurations, one figure per workload: one panel
@@ -60,7 +61,8 @@ def select(confs: pd.DataFrame, run_rows: pd.DataFrame) -> list[FigureSpec]:
         return []
     specs: list[FigureSpec] = []
     single = confs[confs["thread_mode"] == "single"]
-    specs += _fig3_and_5(single[single["locality"] != "remote"])
+    unbound = single[single["locality"].map(missing)]
+    specs += _fig3_and_5(unbound if len(unbound) else single[single["locality"] == "local"])
     for workload, df in _by_workload(confs[confs["thread_mode"] == "parallel"]):
         specs += _fig6(workload, df)
     for workload, df in _by_workload(confs[confs["thread_mode"] == "concurrent"]):
@@ -202,7 +204,7 @@ def _by_workload(df: pd.DataFrame):
 
 
 def _setting(v) -> str:
-    return "unset" if missing(v) else str(v)
+    return "default" if missing(v) else str(v)
 
 
 def _id(stem: str, settings: dict) -> str:

@@ -46,14 +46,23 @@ def render(spec: FigureSpec, out_dir: Path) -> list[str]:
     """Writes the PNG and SVG of spec into out_dir; returns their file names."""
     draw = {"bars": _bars, "lines": _lines, "percentiles": _percentiles, "timeline": _timeline}
     fig = draw[spec.kind](spec)
+    _fit_legend(fig)
     names = []
     for ext in ("png", "svg"):
         name = f"{spec.id}.{ext}"
-        fig.savefig(out_dir / name, dpi=150, bbox_inches="tight", pad_inches=0.1,
+        fig.savefig(out_dir / name, dpi=150,
                     metadata={"Date": None} if ext == "svg" else None)
         names.append(name)
     plt.close(fig)
     return names
+
+
+def _fit_legend(fig) -> None:
+    """Widens the figure when the legend (with the title) is wider than it."""
+    width = fig.legends[0].get_window_extent(fig.canvas.get_renderer()).width / fig.dpi + 0.4
+    w, h = fig.get_size_inches()
+    if width > w:
+        fig.set_size_inches(width, h)
 
 
 def ordered(values, column: str | None) -> list:
