@@ -2,13 +2,15 @@
 
 figure_table(spec): the data behind a figure, one row per plotted configuration
 (timeline: per repetition). Throughput figures show, next to throughput (Kops/s:
-mean, sd, CV, Student-t 95% CI over the n repetitions), the per-op costs that are
+mean, sd, CV, half-width of the Student-t 95% CI of the mean over the n
+repetitions), the per-op costs that are
 non-zero somewhere in the figure: persists, flushed cache lines, transactions,
 logged (transaction) bytes, allocations, frees and pointer translations per op.
 
 configurations_table(confs): every configuration with its label (C1, ...), the
 settings that differ between configurations, repetitions, discarded warm-ups,
 seeds and source files; the settings shared by all are returned separately.
+Optional fields that no record has are left out.
 """
 
 from __future__ import annotations
@@ -67,10 +69,10 @@ def figure_table(spec: FigureSpec) -> Table:
     df = spec.data
     desc = _describing(df)
     costs = [c for c in COSTS if c in df and df[c].fillna(0).abs().sum() > 0]
-    columns = ["config"] + desc + ["n", "Kops/s", "sd", "CV %", "95% CI (Kops/s)"] + [COST_LABELS[c] for c in costs]
+    columns = ["config"] + desc + ["n", "Kops/s", "sd", "CV %", "95% CI ±"] + [COST_LABELS[c] for c in costs]
     rows = []
     for _, r in df.iterrows():
-        ci = "–" if missing(r["sd"]) else f"{fmt_number(r['ci_low'] / 1e3)} – {fmt_number(r['ci_high'] / 1e3)}"
+        ci = "–" if missing(r["sd"]) else fmt_number((r["ci_high"] - r["mean"]) / 1e3)
         cv = "–" if missing(r["cv"]) else f"{r['cv'] * 100:.1f}"
         rows.append([r["label"]] + [_text(r[c]) for c in desc]
                     + [str(r["n"]), fmt_number(r["mean"] / 1e3), fmt_number(r["sd"] / 1e3), cv, ci]
@@ -108,6 +110,8 @@ def configurations_table(confs: pd.DataFrame) -> tuple[Table, dict]:
     varying, common = [], {}
     for k in keys:
         values = {_text(c.get(k)) for c in confs["config"]}
+        if values == {"–"}:
+            continue  # an optional field no record has
         if len(values) > 1 or k in LEADING:
             varying.append(k)
         else:

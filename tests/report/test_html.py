@@ -31,7 +31,7 @@ def test_every_figure_with_its_table(full):
 
 def test_throughput_tables_carry_per_op_costs(full):
     sec = figure_section(full.html, "fig3_single_thread")
-    for col in ["Kops/s", "sd", "CV %", "95% CI (Kops/s)", "flushed lines/op", "logged B/op", "persists/op"]:
+    for col in ["Kops/s", "sd", "CV %", "95% CI ±", "flushed lines/op", "logged B/op", "persists/op"]:
         assert f">{col}</th>" in sec, col
     # 3 structures x 4 modes x 2 workloads
     assert sec.count("<tr>") == 1 + 24
