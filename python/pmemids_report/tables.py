@@ -94,14 +94,14 @@ def _latency_table(spec: FigureSpec) -> Table:
 def _timeline_table(spec: FigureSpec) -> Table:
     df = spec.data
     desc = _describing(df)
-    columns = desc + ["repetition", "intervals", "interval ms", "mean Kops/s", "min Kops/s", "max Kops/s"]
+    columns = ["config"] + desc + ["repetition", "intervals", "interval ms", "mean Kops/s", "min Kops/s", "max Kops/s"]
     rows = []
     for _, r in df.iterrows():
         t = r["timeline"]
-        rows.append([_text(r[c]) for c in desc]
+        rows.append([r["label"]] + [_text(r[c]) for c in desc]
                     + [_text(r["repetition"]), str(len(t)), _text(r.get("timeline_ms")),
                        fmt_number(sum(t) / len(t) / 1e3), fmt_number(min(t) / 1e3), fmt_number(max(t) / 1e3)])
-    return Table(columns, rows, [False] * len(desc) + [True] * (len(columns) - len(desc)))
+    return Table(columns, rows, [False] * (1 + len(desc)) + [True] * (len(columns) - 1 - len(desc)))
 
 
 def configurations_table(confs: pd.DataFrame) -> tuple[Table, dict]:
