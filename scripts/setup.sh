@@ -26,3 +26,6 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/pip install -q --disable-pip-version-check -r python/requirements.txt
+# The report package (pmemids report), editable: the venv runs python/ as checked out.
+.venv/bin/pip show -q pmemids-report >/dev/null 2>&1 ||
+  .venv/bin/pip install -q --disable-pip-version-check -e python/

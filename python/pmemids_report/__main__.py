@@ -1,0 +1,41 @@
+"""Command line: python -m pmemids_report FILE|DIR... --out DIR [--csv PATH].
+
+Exit 0 with the report written; exit 2 with `pmemids report: error: <file>:<line>:
+<what>` on stderr (no line for file-level problems) for missing files, invalid
+JSON, records without required fields, or bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .load import ReportError
+
+PROG = "pmemids report"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Figures (PNG, SVG), tables and index.html from pmemids JSON-lines results.")
+    parser.add_argument("inputs", nargs="+", metavar="FILE|DIR",
+                        help="result files, or directories whose *.jsonl files are all read")
+    parser.add_argument("--out", required=True, type=Path, metavar="DIR",
+                        help="output directory: index.html and figures/ (created if missing)")
+    parser.add_argument("--csv", type=Path, metavar="PATH",
+                        help="also write every record as one row of a CSV table")
+    args = parser.parse_args(argv)
+    from . import report  # after parsing: --help stays fast
+    try:
+        index = report.make(args.inputs, args.out, args.csv)
+    except ReportError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    print(f"{PROG}: wrote {index}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""What the report says about the records besides the numbers.
+
+environment(records): the `context` of run records, one row per key: the value
+when every record agrees, otherwise each distinct value with its record count
+(timestamps as first – last).
+
+warnings(records, confs): derived warnings, most important first:
+  - PMEM was emulated (context.pmem == "emulated")
+  - a build was not optimized (context.optimized false, or build_type not Release)
+  - a git revision ends in -dirty
+  - records come from more than one host, CPU model, git revision, PMEM kind,
+    build type or PMDK version
+  - configurations whose coefficient of variation exceeds CV_LIMIT
+  - configurations measured once (no spread can be shown)
+  - configurations that were skipped, with their reasons
+
+skipped(records): one entry per skipped record: the configuration summary,
+reason, file and line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pandas as pd
+
+from .load import Record
+
+CV_LIMIT = 0.05
+MIXED_KEYS = [("hostname", "hosts"), ("cpu_model", "CPU models"), ("git_revision", "git revisions"),
+              ("pmem", "PMEM kinds"), ("build_type", "build types"), ("pmdk_version", "PMDK versions")]
+LISTED = 8   # configurations named per warning before "and N more"
+
+
+def _contexts(records: list[Record]) -> list[dict]:
+    return [r.data["context"] for r in records if r.kind == "run"]
+
+
+def _show(v) -> str:
+    return json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else str(v)
+
+
+def environment(records: list[Record]) -> list[tuple[str, str]]:
+    contexts = _contexts(records)
+    keys = list(dict.fromkeys(k for c in contexts for k in c))
+    rows = []
+    for k in keys:
+        values = [_show(c[k]) if k in c else "(absent)" for c in contexts]
+        counts = Counter(values)
+        if k == "timestamp" and len(counts) > 1:
+            present = sorted(v for v in values if v != "(absent)")
+            rows.append((k, f"{present[0]} – {present[-1]}"))
+        elif len(counts) == 1:
+            rows.append((k, values[0]))
+        else:
+            rows.append((k, "; ".join(f"{v} ({n} records)" for v, n in counts.most_common())))
+    return rows
+
+
+def emulated(records: list[Record]) -> int:
+    """Number of run records measured on emulated PMEM."""
+    return sum(1 for c in _contexts(records) if c.get("pmem") == "emulated")
+
+
+def _names(labels: list[str]) -> str:
+    more = len(labels) - LISTED
+    return ", ".join(labels[:LISTED]) + (f" and {more} more" if more > 0 else "")
+
+
+def _config_name(r) -> str:
+    return f"{r['label']} ({r['ds']}, {r['mode']}, {r['workload']})"
+
+
+def warnings(records: list[Record], confs: pd.DataFrame) -> list[str]:
+    contexts = _contexts(records)
+    out = []
+    n_emulated = emulated(records)
+    if n_emulated:
+        out.append(f"PMEM was emulated for {n_emulated} of {len(contexts)} records: the pool was on "
+                   "memory that is not persistent (e.g. tmpfs). Flushes ran, but the numbers show "
+                   "software costs on DRAM, not persistent-memory media.")
+    slow = sum(1 for c in contexts if c.get("optimized") is False
+               or ("build_type" in c and c["build_type"] != "Release"))
+    if slow:
+        out.append(f"{slow} records come from a build that is not an optimized Release build.")
+    dirty = sorted({c["git_revision"] for c in contexts if str(c.get("git_revision", "")).endswith("-dirty")})
+    if dirty:
+        out.append(f"Built from uncommitted changes (git revision {', '.join(dirty)}).")
+    for key, what in MIXED_KEYS:
+        values = Counter(str(c[key]) for c in contexts if key in c)
+        if len(values) > 1:
+            out.append(f"Records come from {len(values)} different {what}: "
+                       + ", ".join(f"{v} ({n})" for v, n in values.most_common()) + ".")
+    if not confs.empty:
+        noisy = confs[confs["cv"] > CV_LIMIT]
+        if len(noisy):
+            out.append(f"{len(noisy)} configurations vary by more than {CV_LIMIT:.0%} (coefficient of "
+                       f"variation) across repetitions: "
+                       + _names([f"{_config_name(r)} {r['cv']:.0%}" for _, r in noisy.iterrows()]) + ".")
+        once = confs[confs["n"] == 1]
+        if len(once):
+            out.append(f"{len(once)} configurations were measured once (no error bar): "
+                       + _names([_config_name(r) for _, r in once.iterrows()]) + ".")
+    skips = skipped(records)
+    if skips:
+        reasons = Counter(s["reason"] for s in skips)
+        out.append(f"{len(skips)} configurations were skipped: "
+                   + "; ".join(f"{reason} ({n})" for reason, n in reasons.most_common()) + ".")
+    return out
+
+
+SKIPPED_FIELDS = ["workload", "ds", "mode", "thread_mode", "threads", "lock", "cpu_node", "mem_node"]
+
+
+def skipped(records: list[Record]) -> list[dict]:
+    out = []
+    for r in records:
+        if r.kind != "skipped":
+            continue
+        config = r.data["config"]
+        out.append({"config": ", ".join(f"{k}={config[k]}" for k in SKIPPED_FIELDS if config.get(k) is not None),
+                    "reason": r.data["reason"], "where": f"{r.file}:{r.line}"})
+    return out

@@ -1,0 +1,152 @@
+"""Reading and validating pmemids result files.
+
+Inputs are JSON-lines files written by `pmemids run` or `pmemids sweep`, or
+directories (every `*.jsonl` directly in them, by name). Each non-blank line is
+one record, classified by its top-level flags:
+
+  run        a measured repetition; the only kind that enters statistics
+  warmup     `"warmup": true`: a discarded warm-up repetition
+  aggregate  `"aggregate": true`: a sweep's summary of a configuration; never a
+             repetition (the report recomputes statistics from run records)
+  skipped    `"skipped": true`: a configuration that could not run; listed with
+             its reason, never plotted
+
+Required fields (everything else is optional; unknown top-level keys are ignored):
+  every record      schema_version == 1; config object with string ds and mode
+  run, warmup       context object; metrics object with a number ops_per_sec >= 0
+  aggregate         metrics object
+  skipped           string reason
+  when present      config.threads an integer >= 1; config.cpu_node / config.mem_node
+                    an integer or null
+
+Any violation, a missing path, or an input without records raises ReportError
+naming the file (and line).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+KINDS = ("run", "warmup", "aggregate", "skipped")
+
+
+class ReportError(Exception):
+    """An input problem; str() is '<file>[:<line>]: <what>'."""
+
+    def __init__(self, file: str, what: str, line: int | None = None):
+        super().__init__(f"{file}:{line}: {what}" if line is not None else f"{file}: {what}")
+
+
+@dataclass(frozen=True)
+class Record:
+    file: str   # the path as found (argument, or directory entry)
+    line: int   # 1-based
+    kind: str   # one of KINDS
+    data: dict  # the parsed JSON object
+
+
+def expand_inputs(args: list[str]) -> list[Path]:
+    """Files to read, in argument order; a directory contributes its *.jsonl by name.
+    The same file given twice is read once."""
+    paths: list[Path] = []
+    for arg in args:
+        p = Path(arg)
+        if p.is_dir():
+            found = sorted(p.glob("*.jsonl"))
+            if not found:
+                raise ReportError(arg, "directory contains no *.jsonl files")
+            paths.extend(found)
+        elif p.is_file():
+            paths.append(p)
+        elif p.exists():
+            raise ReportError(arg, "not a regular file or directory")
+        else:
+            raise ReportError(arg, "no such file or directory")
+    unique: dict[Path, Path] = {}
+    for p in paths:
+        unique.setdefault(p.resolve(), p)
+    return list(unique.values())
+
+
+def read_records(args: list[str]) -> list[Record]:
+    """Every record of every input, validated, in file and line order."""
+    records: list[Record] = []
+    for path in expand_inputs(args):
+        before = len(records)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ReportError(str(path), f"cannot read: {e}") from e
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                records.append(_parse(str(path), number, line))
+        if len(records) == before:
+            raise ReportError(str(path), "no records (empty file)")
+    return records
+
+
+def _parse(file: str, line: int, text: str) -> Record:
+    def fail(what: str) -> ReportError:
+        return ReportError(file, what, line)
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise fail(f"invalid JSON: {e.msg} (column {e.colno})") from e
+    if not isinstance(data, dict):
+        raise fail(f"expected a JSON object, found {type(data).__name__}")
+    if "schema_version" not in data:
+        raise fail("missing field 'schema_version'")
+    if data["schema_version"] != SCHEMA_VERSION:
+        raise fail(f"unsupported schema_version {data['schema_version']!r} (this report reads {SCHEMA_VERSION})")
+
+    if data.get("skipped") is True:
+        kind = "skipped"
+    elif data.get("aggregate") is True:
+        kind = "aggregate"
+    elif data.get("warmup") is True:
+        kind = "warmup"
+    else:
+        kind = "run"
+
+    config = _object(data, "config", fail)
+    for key in ("ds", "mode"):
+        if not isinstance(config.get(key), str):
+            raise fail(f"missing field 'config.{key}' (a string)" if key not in config
+                       else f"field 'config.{key}' must be a string")
+    _optional_int(config, "threads", 1, fail)
+    for key in ("cpu_node", "mem_node"):
+        if config.get(key) is not None:
+            _optional_int(config, key, 0, fail)
+
+    if kind in ("run", "warmup"):
+        _object(data, "context", fail)
+        metrics = _object(data, "metrics", fail)
+        value = metrics.get("ops_per_sec")
+        if "ops_per_sec" not in metrics:
+            raise fail("missing field 'metrics.ops_per_sec'")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise fail(f"field 'metrics.ops_per_sec' must be a number >= 0, found {value!r}")
+    elif kind == "aggregate":
+        _object(data, "metrics", fail)
+    elif not isinstance(data.get("reason"), str):
+        raise fail("missing field 'reason' (a string) on a skipped record")
+    return Record(file, line, kind, data)
+
+
+def _object(data: dict, key: str, fail) -> dict:
+    if key not in data:
+        raise fail(f"missing field '{key}'")
+    if not isinstance(data[key], dict):
+        raise fail(f"field '{key}' must be an object")
+    return data[key]
+
+
+def _optional_int(config: dict, key: str, minimum: int, fail) -> None:
+    if key in config:
+        v = config[key]
+        if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+            raise fail(f"field 'config.{key}' must be an integer >= {minimum}, found {v!r}")

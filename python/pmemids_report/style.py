@@ -1,0 +1,72 @@
+"""Orders, colours and labels shared by every figure and table.
+
+Known structures and modes sort in the paper's order; unknown names follow,
+alphabetically. Each mode keeps one colour in every figure (Okabe-Ito palette,
+readable by colour-blind readers); a second series dimension (lock kind,
+local/remote memory, B-tree variant) is drawn with hatches on bars and line
+styles on lines. Throughput is shown in Kops/s.
+"""
+
+from __future__ import annotations
+
+import math
+
+STRUCTURES = ["arraylist", "linkedlist", "hashtable", "skiplist", "btree", "btree-embedded",
+              "bplustree", "rbtree"]
+MODES = ["dram", "pmem-volatile", "pmem-persist", "pmem-trans"]
+LOCKS = ["pthread-dram", "pthread-pmem", "pmemobj", "rwlock-dram", "rwlock-pmemobj"]
+LOCALITIES = ["local", "remote"]
+PERCENTILES = [("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p999", "p99.9"),
+               ("p9999", "p99.99"), ("max", "max")]
+OP_TYPES = ["read", "update", "insert", "scan", "readmodifywrite", "delete"]
+
+MODE_COLORS = {"dram": "#0072B2", "pmem-volatile": "#009E73", "pmem-persist": "#E69F00",
+               "pmem-trans": "#D55E00"}
+OTHER_COLORS = ["#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+HATCHES = ["", "//", "..", "xx", "\\\\", "oo"]
+LINESTYLES = ["-", "--", ":", "-."]
+MARKERS = {"dram": "o", "pmem-volatile": "s", "pmem-persist": "^", "pmem-trans": "D"}
+
+# A panel's values spanning more than this ratio get a logarithmic axis.
+LOG_SCALE_RATIO = 100.0
+
+
+def order_key(known: list[str]):
+    """Sort key: known names in their listed order, then the rest alphabetically."""
+    rank = {name: i for i, name in enumerate(known)}
+    return lambda v: (rank.get(v, len(known)), str(v))
+
+
+def mode_color(mode: str) -> str:
+    if mode in MODE_COLORS:
+        return MODE_COLORS[mode]
+    return OTHER_COLORS[sum(map(ord, mode)) % len(OTHER_COLORS)]
+
+
+def workload_label(config: dict) -> str:
+    """'pmemids-write: 90% update, 10% insert, zipfian' from a configuration row."""
+    parts = []
+    for op in OP_TYPES:
+        share = config.get(f"{op}proportion")
+        if isinstance(share, (int, float)) and not math.isnan(share) and share > 0:
+            parts.append(f"{share * 100:.0f}% {op}")
+    dist = config.get("requestdistribution")
+    if isinstance(dist, str):
+        parts.append(dist)
+    name = config.get("workload", "?")
+    return f"{name}: {', '.join(parts)}" if parts else str(name)
+
+
+def threads_label(n) -> str:
+    return f"{int(n)} thread" + ("" if int(n) == 1 else "s")
+
+
+def fmt_number(v, digits: int = 3) -> str:
+    """Compact human number for tables: 3 significant digits, thousands separators."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    if v == 0:
+        return "0"
+    if abs(v) >= 10 ** digits:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}g}"
