@@ -179,16 +179,20 @@ inline void add_workers(RepResult& r, const CrewRun& crew, const std::vector<Wor
   }
 }
 
-// Contiguous slice t of n of `ops`, and the samples that fall in it (rebased).
-inline std::pair<std::span<const Op>, std::span<const uint64_t>> slice(const Feed& f, int t,
-                                                                       int n) {
+// Contiguous slice t of n of a feed's operations, and the samples that fall
+// in it, as indices into the slice.
+struct Slice {
+  std::span<const Op> ops;
+  std::vector<uint64_t> samples;
+};
+
+inline Slice slice(const Feed& f, int t, int n) {
   const size_t size = f.stream->ops.size();
   const size_t lo = size * t / n, hi = size * (t + 1) / n;
+  Slice out{std::span<const Op>(f.stream->ops.data() + lo, hi - lo), {}};
   const auto first = std::lower_bound(f.samples.begin(), f.samples.end(), lo);
-  const auto last = std::lower_bound(first, f.samples.end(), hi);
-  return {std::span<const Op>(f.stream->ops.data() + lo, hi - lo),
-          std::span<const uint64_t>(f.samples.data() + (first - f.samples.begin()),
-                                    static_cast<size_t>(last - first))};
+  for (auto it = first; it != f.samples.end() && *it < hi; ++it) out.samples.push_back(*it - lo);
+  return out;
 }
 
 }  // namespace detail
@@ -222,11 +226,11 @@ template <template <class> class DS, class B, class Lock>
 RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock& lock) {
   const int n = req.threads;
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
+  std::vector<detail::Slice> slices(static_cast<size_t>(n));
   const CrewRun crew = run_crew(
-      n, req.placement, req.timing, [](int) {},
+      n, req.placement, req.timing, [&](int t) { slices[t] = detail::slice(req.feeds[0], t, n); },
       [&](int t, const DriveControl& ctl) {
-        const auto [ops, samples] = detail::slice(req.feeds[0], t, n);
-        detail::timed_drive(*inst.ds, lock, req, ops, samples, ctl, outs[t]);
+        detail::timed_drive(*inst.ds, lock, req, slices[t].ops, slices[t].samples, ctl, outs[t]);
       });
   RepResult r;
   detail::add_setup(r, inst);

@@ -1,0 +1,215 @@
+// The thread machinery around the structures: worker crews (barrier, duration,
+// timeline, failure), pinning and NUMA placement, lock kinds per mode, and the
+// parallel mode's independent instances.
+#include <sched.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "run/registry.h"
+#include "run/runner.h"
+#include "test_support.h"
+
+namespace pmemids::test {
+namespace {
+
+// A structure that does nothing: the crew tests measure the machinery only.
+struct Nothing {
+  static constexpr bool kCanScan = false;
+  bool read(uint64_t, char*) { return true; }
+  bool update(uint64_t, const char*) { return true; }
+  bool insert(uint64_t, const char*) { return true; }
+  bool remove(uint64_t) { return true; }
+};
+
+Placement unpinned(int n) { return Placement{.thread_cpus = std::vector<std::vector<int>>(n)}; }
+
+TEST(CrewTest, SetupFinishesEverywhereBeforeAnyWorkStarts) {
+  constexpr int n = 3;
+  std::atomic<int> set_up{0};
+  std::atomic<int> early{0};
+  run_crew(
+      n, unpinned(n), CrewTiming{}, [&](int) { set_up.fetch_add(1); },
+      [&](int, const DriveControl&) {
+        if (set_up.load() != n) early.fetch_add(1);
+      });
+  EXPECT_EQ(early.load(), 0);
+}
+
+TEST(CrewTest, DurationStopsCyclicWorkersAndTimelineCoversIt) {
+  std::vector<Op> ops(1000, Op{.key = 1, .value = nullptr, .type = OpType::kRead, .scan_len = 0});
+  const CrewRun run = run_crew(
+      2, unpinned(2), CrewTiming{.duration = 0.2, .timeline_ms = 20}, [](int) {},
+      [&](int, const DriveControl& ctl) {
+        Nothing ds;
+        NoLock none;
+        OpTally tally;
+        LatencySet latency;
+        char buf[8];
+        drive(ds, none, std::span<const Op>(ops), {}, buf, 8, ctl, tally, latency);
+        EXPECT_GT(tally.total(), ops.size());  // replayed
+      });
+  EXPECT_GE(run.wall_seconds, 0.2);
+  EXPECT_LT(run.wall_seconds, 5.0);
+  EXPECT_GE(run.timeline.size(), 5u);
+  EXPECT_GT(run.timeline.front(), 0.0);
+}
+
+TEST(CrewTest, FailureInSetupIsRethrownWithoutRunningWork) {
+  std::atomic<int> worked{0};
+  EXPECT_THROW(run_crew(
+                   3, unpinned(3), CrewTiming{},
+                   [](int t) {
+                     if (t == 1) throw RuntimeError("setup failed");
+                   },
+                   [&](int, const DriveControl&) { worked.fetch_add(1); }),
+               RuntimeError);
+  EXPECT_EQ(worked.load(), 0);
+}
+
+TEST(CrewTest, FailureInWorkStopsTheOthers) {
+  EXPECT_THROW(run_crew(
+                   2, unpinned(2), CrewTiming{.duration = 60}, [](int) {},
+                   [&](int t, const DriveControl& ctl) {
+                     if (t == 0) throw RuntimeError("worker failed");
+                     while (!ctl.stop->load()) sched_yield();
+                   }),
+               RuntimeError);
+}
+
+TEST(PlacementTest, CompactAndScatterPinEachThreadToOneAllowedCpu) {
+  const std::vector<int> allowed = current_cpus();
+  for (PinPolicy pin : {PinPolicy::kCompact, PinPolicy::kScatter}) {
+    const int n = static_cast<int>(allowed.size());
+    const Placement p = plan_placement({.pin = pin, .threads = n});
+    ASSERT_EQ(p.thread_cpus.size(), allowed.size());
+    std::set<int> used;
+    for (const auto& cpus : p.thread_cpus) {
+      ASSERT_EQ(cpus.size(), 1u);
+      used.insert(cpus[0]);
+    }
+    EXPECT_EQ(used, std::set<int>(allowed.begin(), allowed.end()));
+    EXPECT_TRUE(p.warnings.empty());
+  }
+}
+
+TEST(PlacementTest, AppliedPinningIsVerifiedAndReported) {
+  const Placement p = plan_placement({.pin = PinPolicy::kCompact, .threads = 1});
+  std::vector<int> got;
+  std::thread([&] { got = apply_placement(p, 0); }).join();
+  EXPECT_EQ(got, p.thread_cpus[0]);
+}
+
+TEST(PlacementTest, MoreThreadsThanCpusIsAWarning) {
+  const int n = static_cast<int>(current_cpus().size()) + 1;
+  const Placement p = plan_placement({.pin = PinPolicy::kScatter, .threads = n});
+  EXPECT_EQ(p.thread_cpus.size(), static_cast<size_t>(n));
+  EXPECT_EQ(p.warnings.size(), 1u);
+}
+
+TEST(PlacementTest, ExistingNodeBindsToItsCpus) {
+  const int node = numa_nodes().front();
+  const Placement p = plan_placement({.cpu_node = node, .mem_node = node, .threads = 2});
+  ASSERT_EQ(p.thread_cpus.size(), 2u);
+  EXPECT_FALSE(p.thread_cpus[0].empty());
+  std::vector<int> got;
+  std::thread([&] { got = apply_placement(p, 1); }).join();
+  EXPECT_EQ(got, p.thread_cpus[1]);
+}
+
+TEST(PlacementTest, MissingNodeIsAUsageErrorNamingTheNodes) {
+  const int missing = numa_nodes().back() + 1;
+  for (bool cpu : {true, false}) {
+    PlacementRequest req{.threads = 1};
+    (cpu ? req.cpu_node : req.mem_node) = missing;
+    try {
+      plan_placement(req);
+      ADD_FAILURE() << "node " << missing << " accepted";
+    } catch (const UsageError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(cpu ? "--cpu-node" : "--mem-node"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("this machine has node"), std::string::npos) << msg;
+    }
+  }
+}
+
+TEST(LockTest, KindsFitTheModesThatHaveTheirMemory) {
+  EXPECT_TRUE(lock_fits(LockKind::kPthreadDram, Mode::kDram));
+  EXPECT_FALSE(lock_fits(LockKind::kPthreadPmem, Mode::kDram));
+  EXPECT_TRUE(lock_fits(LockKind::kPthreadPmem, Mode::kVolatile));
+  EXPECT_FALSE(lock_fits(LockKind::kPmemobj, Mode::kVolatile));
+  EXPECT_FALSE(lock_fits(LockKind::kRwlockPmemobj, Mode::kVolatile));
+  EXPECT_TRUE(lock_fits(LockKind::kRwlockPmemobj, Mode::kTrans));
+  EXPECT_EQ(default_lock(Mode::kVolatile), LockKind::kPthreadDram);
+  EXPECT_EQ(default_lock(Mode::kPersist), LockKind::kPmemobj);
+}
+
+TEST(LockTest, UnfitOrUnknownKindNamesTheAcceptedOnes) {
+  try {
+    find_lock("pmemobj", Mode::kDram);
+    ADD_FAILURE();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("locks that do: pthread-dram, rwlock-dram"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(find_lock("spinlock", Mode::kPersist), UsageError);
+  EXPECT_EQ(find_lock("rwlock-pmemobj", Mode::kPersist), LockKind::kRwlockPmemobj);
+}
+
+// Parallel instances: one pool per worker, each worker runs the whole stream on
+// its own instance, and the per-worker results add up to the totals.
+TEST(ParallelTest, InstancesAreIndependentAndResultsAddUp) {
+  ScratchDir dir;
+  WorkloadSpec spec;
+  spec.recordcount = 500;
+  spec.operationcount = 2000;
+  spec.readproportion = 0.5;
+  spec.updateproportion = 0.3;
+  spec.insertproportion = 0.2;
+  constexpr int n = 3;
+  std::vector<Stream> streams;
+  for (int t = 0; t < n; ++t) streams.push_back(generate(spec, spec.seed + t));
+  RunRequest req{.pool_dir = dir.path(),
+                 .keep_pool = true,
+                 .spec = &spec,
+                 .thread_mode = ThreadMode::kParallel,
+                 .threads = n,
+                 .placement = unpinned(n)};
+  for (const Stream& s : streams) req.feeds.push_back({&s, {0, 7}});
+  const RepResult r = find_ds("hashtable").run[static_cast<int>(Mode::kPersist)](req);
+
+  ASSERT_EQ(r.threads.size(), static_cast<size_t>(n));
+  uint64_t ops = 0;
+  double rate = 0;
+  for (const ThreadResult& t : r.threads) {
+    EXPECT_EQ(t.ops, spec.operationcount);  // every worker ran the whole workload
+    ops += t.ops;
+    rate += static_cast<double>(t.ops) / t.seconds;
+  }
+  EXPECT_EQ(r.tally.total(), ops);
+  EXPECT_DOUBLE_EQ(r.ops_per_sec, rate);
+  EXPECT_EQ(r.load_ops, n * spec.recordcount);
+  EXPECT_EQ(r.latency[static_cast<int>(streams[0].ops[0].type)].count() +
+                r.latency[static_cast<int>(streams[0].ops[7].type)].count(),
+            2u * n);
+
+  // Each pool holds exactly its own worker's keys.
+  for (int t = 0; t < n; ++t) {
+    const auto path =
+        std::filesystem::path(dir.path()) / fmt::format("hashtable.pmem-persist.{}.pool", t);
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    PoolSpec ps = dir.spec("hashtable", Mode::kPersist, /*reopen=*/true);
+    ps.instance = t;
+    PersistBackend b(ps);
+    HashTable<PersistBackend> ds(b, ds_options(req, streams[t]));
+    uint64_t inserted = 0;
+    for (const Op& op : streams[t].ops) inserted += op.type == OpType::kInsert;
+    EXPECT_EQ(ds.check(), spec.recordcount + inserted);
+    char buf[128];
+    for (uint64_t k : streams[t].load_keys) ASSERT_TRUE(ds.read(k, buf));
+  }
+}
+
+}  // namespace
+}  // namespace pmemids::test
