@@ -1,12 +1,22 @@
 // Sweep files: ranges, expansion order and count, properties joining the
-// product, excludes, errors naming file and key, config_id stability.
+// product, excludes, errors naming file and key, config_id stability, reading
+// an interrupted output, whole-group appends, and resuming after a crash.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "errors.h"
+#include "sweep/driver.h"
 #include "sweep/expand.h"
+#include "sweep/records.h"
+#include "sweep/resume.h"
 #include "sweep/run_keys.h"
 #include "sweep/sweep_file.h"
 #include "sweep/validate.h"
@@ -28,6 +38,20 @@ class TempDir {
  private:
   std::string path_;
 };
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
 
 const RunKeys& keys() {
   static const RunKeys k;
@@ -431,6 +455,389 @@ TEST(SweepConfigId, FloatsKeepTheirType) {
   EXPECT_EQ(value_text(Value{0.75}), "0.75");
   EXPECT_EQ(value_text(Value{int64_t{2}}), "2");
   EXPECT_EQ(value_text(Value{true}), "true");
+}
+
+// ------------------------------------------------------------------ resume reading
+
+std::string group(const std::string& id, int m, const std::string& kind = "") {
+  std::string out;
+  for (int j = 0; j < m; ++j) {
+    nlohmann::json r = {{"schema_version", 1},
+                        {"sweep", {{"config_id", id}, {"record", j}, {"records", m}}}};
+    if (!kind.empty()) r[kind] = true;
+    out += r.dump() + "\n";
+  }
+  return out;
+}
+
+TEST(SweepResume, CountsWholeGroupsByKind) {
+  const std::string content = group("a", 3) + group("b", 1, "skipped") + group("c", 1, "failed") +
+                              "{\"schema_version\":1}\n" + group("d", 2);
+  const OutputScan s = scan_output(content);
+  EXPECT_EQ(s.ok, (std::set<std::string>{"a", "d"}));
+  EXPECT_EQ(s.skipped, (std::set<std::string>{"b"}));
+  EXPECT_EQ(s.failed, (std::set<std::string>{"c"}));
+  EXPECT_EQ(s.keep_bytes, content.size());
+  EXPECT_EQ(s.lines, 8u);
+  EXPECT_EQ(s.ignored, 0u);
+  EXPECT_TRUE(already_recorded(s, "a", false));
+  EXPECT_TRUE(already_recorded(s, "b", false));
+  EXPECT_FALSE(already_recorded(s, "b", true));
+  EXPECT_FALSE(already_recorded(s, "c", false));  // failed: run again
+  EXPECT_FALSE(already_recorded(s, "z", false));
+}
+
+TEST(SweepResume, TornLastLineIsCutOff) {
+  const std::string whole = group("a", 2);
+  const std::string torn = group("b", 1).substr(0, 20);
+  const OutputScan s = scan_output(whole + torn);
+  EXPECT_EQ(s.ok, (std::set<std::string>{"a"}));
+  EXPECT_EQ(s.keep_bytes, whole.size());
+  EXPECT_EQ(s.size, whole.size() + torn.size());
+}
+
+TEST(SweepResume, IncompleteGroupAtTheEndIsCutOff) {
+  const std::string whole = group("a", 1);
+  const std::string three = group("b", 3);
+  const std::string two_lines = three.substr(0, three.find('\n', three.find('\n') + 1) + 1);
+  for (const std::string& tail : {two_lines, two_lines + "{\"sch"}) {
+    const OutputScan s = scan_output(whole + tail);
+    EXPECT_EQ(s.ok, (std::set<std::string>{"a"}));
+    EXPECT_EQ(s.keep_bytes, whole.size());
+    EXPECT_EQ(s.ignored, 2u);
+  }
+}
+
+TEST(SweepResume, DamageInTheMiddleIsKeptButNotCounted) {
+  const std::string three = group("b", 3);
+  const std::string broken = three.substr(0, three.find('\n') + 1);  // 1 of 3, then another group
+  const std::string content = group("a", 1) + broken + "not json\n" + group("c", 2);
+  const OutputScan s = scan_output(content);
+  EXPECT_EQ(s.ok, (std::set<std::string>{"a", "c"}));
+  EXPECT_EQ(s.keep_bytes, content.size());
+  EXPECT_EQ(s.ignored, 2u);
+}
+
+// ------------------------------------------------------------------ whole appends
+
+TEST(SweepAppend, ConcurrentGroupsStayContiguous) {
+  TempDir dir;
+  const std::string path = dir.file("out.jsonl");
+  constexpr int kWriters = 4, kGroups = 50, kLines = 20;
+  std::vector<pid_t> pids;
+  for (int w = 0; w < kWriters; ++w) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      for (int g = 0; g < kGroups; ++g) {
+        std::string data;
+        for (int l = 0; l < kLines; ++l) {
+          data += fmt::format("{{\"w\":{},\"g\":{},\"l\":{},\"pad\":\"{}\"}}\n", w, g, l,
+                              std::string(200, 'x'));
+        }
+        append_whole(fd, data, path);
+      }
+      _exit(0);
+    }
+    pids.push_back(pid);
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  const auto lines = lines_of(slurp(path));
+  ASSERT_EQ(lines.size(), size_t{kWriters * kGroups * kLines});
+  for (size_t i = 0; i < lines.size(); i += kLines) {
+    const auto first = nlohmann::json::parse(lines[i]);
+    for (int l = 0; l < kLines; ++l) {
+      const auto r = nlohmann::json::parse(lines[i + l]);
+      EXPECT_EQ(r["w"], first["w"]);
+      EXPECT_EQ(r["g"], first["g"]);
+      EXPECT_EQ(r["l"], l);
+    }
+  }
+}
+
+TEST(SweepAppend, StampAddsSweepToEveryLine) {
+  const SweepInfo info{"f.toml", "default", "0123456789abcdef", 3, 9};
+  const std::string out = stamp_run_output("{\"a\":1}\n\n{\"a\":2}\n", info);
+  const auto lines = lines_of(out);
+  ASSERT_EQ(lines.size(), 2u);
+  for (size_t j = 0; j < 2; ++j) {
+    const auto r = nlohmann::json::parse(lines[j]);
+    EXPECT_EQ(r["a"], j + 1);
+    EXPECT_EQ(r["sweep"]["config_id"], "0123456789abcdef");
+    EXPECT_EQ(r["sweep"]["index"], 3);
+    EXPECT_EQ(r["sweep"]["total"], 9);
+    EXPECT_EQ(r["sweep"]["record"], j);
+    EXPECT_EQ(r["sweep"]["records"], 2);
+    EXPECT_EQ(r["sweep"]["file"], "f.toml");
+  }
+  EXPECT_THROW(stamp_run_output("", info), std::runtime_error);
+  EXPECT_THROW(stamp_run_output("{\"a\":1}\n{\"a\"", info), std::runtime_error);
+}
+
+// ------------------------------------------------------------------ the driver
+
+// A stand-in for `pmemids run`: writes `repeat` records, or refuses / fails on
+// configurations whose mode says so, and can stop the "process" at a given call.
+struct FakeRun {
+  std::map<std::string, int> runs;  // config id -> times run
+  int crash_at = -1;                // throw at this call (the sweep dies)
+  int calls = 0;
+
+  Outcome operator()(const Configuration& c, const std::vector<std::string>& args,
+                     const std::string& temp) {
+    if (calls++ == crash_at) throw std::runtime_error("simulated crash");
+    ++runs[c.id];
+    EXPECT_EQ(std::find(args.begin(), args.end(), "--out"), args.end());
+    const std::string mode = value_text(*c.option("mode"));
+    if (mode == "pmem-volatile") return {Status::kSkipped, "NUMA node 7 does not exist", 2, 0, ""};
+    if (mode == "pmem-trans") return {Status::kFailed, "pool full", 1, 0, ""};
+    std::ofstream out(temp, std::ios::app);
+    const int repeat =
+        c.option("repeat") != nullptr ? std::stoi(value_text(*c.option("repeat"))) : 1;
+    for (int r = 0; r < repeat; ++r) {
+      out << nlohmann::json{{"schema_version", 1},
+                            {"config", {{"mode", mode}, {"repetition", r}}},
+                            {"metrics", {{"ops", 1}}}}
+                 .dump()
+          << "\n";
+    }
+    return {Status::kOk, "", 0, 0, "pmemids: warning: PMEM is EMULATED\n"};
+  }
+};
+
+struct DriverFixture {
+  TempDir dir;
+  std::string out = dir.file("results/out.jsonl");
+  std::string progress_path = dir.file("progress.txt");
+  SweepSpec spec;
+  std::vector<Configuration> configs;
+
+  std::string pools = dir.file("pools");
+
+  explicit DriverFixture(const std::string& text) {
+    spec = parse(text);
+    configs = expand(spec);
+    validate(spec, configs, keys());
+    fs::create_directories(pools);
+  }
+  DriverOptions options(std::FILE* progress) const {
+    DriverOptions o;
+    o.out = out;
+    o.pool_dir = pools;
+    o.progress = progress;
+    return o;
+  }
+  int run(FakeRun& fake, bool retry_skipped = false) {
+    std::FILE* progress = std::fopen(progress_path.c_str(), "a");
+    DriverOptions o = options(progress);
+    o.retry_skipped = retry_skipped;
+    int code = -1;
+    try {
+      code = run_sweep(spec, configs, std::ref(fake), o);
+    } catch (...) {
+      std::fclose(progress);
+      throw;
+    }
+    std::fclose(progress);
+    return code;
+  }
+  std::vector<nlohmann::json> records() const {
+    std::vector<nlohmann::json> out_records;
+    for (const auto& l : lines_of(slurp(out))) out_records.push_back(nlohmann::json::parse(l));
+    return out_records;
+  }
+};
+
+constexpr const char* kFourDram = R"(
+ds = "btree"
+mode = "dram"
+repeat = 2
+[properties]
+recordcount = [100, 200, 300, 400]
+)";
+
+TEST(SweepDriver, RecordsEveryConfigurationWholeWithSweepIds) {
+  DriverFixture f(kFourDram);
+  FakeRun fake;
+  EXPECT_EQ(f.run(fake), 0);
+  const auto recs = f.records();
+  ASSERT_EQ(recs.size(), 8u);
+  for (size_t i = 0; i < recs.size(); ++i) {
+    EXPECT_EQ(recs[i]["sweep"]["config_id"], f.configs[i / 2].id);
+    EXPECT_EQ(recs[i]["sweep"]["index"], i / 2);
+    EXPECT_EQ(recs[i]["sweep"]["total"], 4);
+    EXPECT_EQ(recs[i]["sweep"]["record"], i % 2);
+    EXPECT_EQ(recs[i]["sweep"]["scale"], "default");
+  }
+  const std::string progress = slurp(f.progress_path);
+  EXPECT_NE(progress.find("[1/4] recordcount=100 ok"), std::string::npos) << progress;
+  EXPECT_NE(progress.find("[4/4] recordcount=400 ok"), std::string::npos) << progress;
+  EXPECT_NE(progress.find("ETA"), std::string::npos);
+  // Warnings of the runs are passed on once.
+  EXPECT_EQ(progress.find("EMULATED"), progress.rfind("EMULATED")) << progress;
+  // No temporary file left behind.
+  for (const auto& e : fs::directory_iterator(fs::path(f.out).parent_path())) {
+    EXPECT_EQ(e.path().filename(), "out.jsonl");
+  }
+  // Running again runs nothing.
+  FakeRun again;
+  EXPECT_EQ(f.run(again), 0);
+  EXPECT_TRUE(again.runs.empty());
+  EXPECT_EQ(f.records().size(), 8u);
+}
+
+TEST(SweepDriver, ResumesAfterACrashWithoutLossOrRepeats) {
+  DriverFixture f(kFourDram);
+  FakeRun first;
+  first.crash_at = 2;  // the sweep dies while running the third configuration
+  EXPECT_THROW(f.run(first), std::runtime_error);
+  EXPECT_EQ(f.records().size(), 4u);
+  // A kill in the middle of a write leaves a torn group at the end, and a stale temp file.
+  const std::string torn =
+      stamp_run_output("{\"x\":1}\n{\"x\":2}\n", {"test.toml", "default", f.configs[2].id, 2, 4});
+  std::ofstream(f.out, std::ios::app) << torn.substr(0, torn.size() - 30);
+  std::ofstream(temp_path(f.out, f.configs[2].id)) << "{\"partial\":";
+
+  FakeRun second;
+  EXPECT_EQ(f.run(second), 0);
+  EXPECT_EQ(second.runs.size(), 2u);
+  EXPECT_EQ(second.runs.count(f.configs[0].id), 0u);
+  EXPECT_EQ(second.runs.count(f.configs[1].id), 0u);
+  const std::string text = slurp(f.out);
+  EXPECT_EQ(text.back(), '\n');
+  const auto recs = f.records();  // every line parses
+  ASSERT_EQ(recs.size(), 8u);
+  std::map<std::string, int> per_id;
+  for (const auto& r : recs) per_id[r["sweep"]["config_id"]]++;
+  for (const auto& c : f.configs) EXPECT_EQ(per_id[c.id], 2) << c.index;
+  EXPECT_NE(slurp(f.progress_path).find("cut "), std::string::npos);
+  EXPECT_FALSE(fs::exists(temp_path(f.out, f.configs[2].id)));
+}
+
+TEST(SweepDriver, SkippedAndFailedAreRecordedAndTheSweepGoesOn) {
+  DriverFixture f(R"(
+ds = "btree"
+thread_mode = "single"
+[matrix]
+mode = ["pmem-volatile", "pmem-trans", "dram"]
+)");
+  FakeRun fake;
+  EXPECT_EQ(f.run(fake), 1);  // one failed
+  const auto recs = f.records();
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[0]["skipped"], true);
+  EXPECT_EQ(recs[0]["reason"], "NUMA node 7 does not exist");
+  EXPECT_EQ(recs[0]["schema_version"], 1);
+  EXPECT_EQ(recs[0]["config"]["mode"], "pmem-volatile");
+  EXPECT_EQ(recs[0]["config"]["thread_mode"], "single");
+  EXPECT_EQ(recs[0]["sweep"]["config_id"], f.configs[0].id);
+  EXPECT_EQ(recs[1]["failed"], true);
+  EXPECT_EQ(recs[1]["exit_code"], 1);
+  EXPECT_EQ(recs[1]["reason"], "pool full");
+  EXPECT_EQ(recs[2]["config"]["mode"], "dram");
+  const std::string progress = slurp(f.progress_path);
+  EXPECT_NE(progress.find("mode=pmem-volatile skipped (NUMA node 7 does not exist)"),
+            std::string::npos)
+      << progress;
+  EXPECT_NE(progress.find("mode=pmem-trans FAILED (pool full)"), std::string::npos);
+
+  // Resume: failed ones run again, skipped ones only when asked.
+  FakeRun again;
+  EXPECT_EQ(f.run(again), 1);
+  EXPECT_EQ(again.runs, (std::map<std::string, int>{{f.configs[1].id, 1}}));
+  FakeRun retry;
+  EXPECT_EQ(f.run(retry, true), 1);
+  EXPECT_EQ(retry.runs.size(), 2u);
+}
+
+TEST(SweepDriver, SecondSweepOnTheSameOutputIsRefused) {
+  DriverFixture f(kFourDram);
+  FakeRun fake;
+  bool inner_refused = false;
+  auto nested = [&](const Configuration& c, const std::vector<std::string>& a,
+                    const std::string& t) {
+    if (fake.calls == 0) {
+      FakeRun other;
+      const DriverOptions o = f.options(stderr);
+      const std::string msg =
+          usage_error([&] { run_sweep(f.spec, f.configs, std::ref(other), o); });
+      inner_refused = msg.find("another sweep is writing to it") != std::string::npos;
+    }
+    return fake(c, a, t);
+  };
+  std::FILE* progress = std::fopen(f.progress_path.c_str(), "a");
+  EXPECT_EQ(run_sweep(f.spec, f.configs, nested, f.options(progress)), 0);
+  std::fclose(progress);
+  EXPECT_TRUE(inner_refused);
+}
+
+TEST(SweepDriver, InterruptedRunIsNotRecorded) {
+  DriverFixture f(kFourDram);
+  FakeRun fake;
+  int calls = 0;
+  auto runner = [&](const Configuration& c, const std::vector<std::string>& a,
+                    const std::string& t) {
+    if (++calls == 2) return Outcome{Status::kInterrupted, "", 0, 2, ""};
+    return fake(c, a, t);
+  };
+  std::FILE* progress = std::fopen(f.progress_path.c_str(), "a");
+  EXPECT_EQ(run_sweep(f.spec, f.configs, runner, f.options(progress)), 130);
+  std::fclose(progress);
+  EXPECT_EQ(f.records().size(), 2u);
+}
+
+TEST(SweepDriver, EachConfigurationRunsInAPoolDirectoryOfItsOwn) {
+  DriverFixture f(R"(
+ds = "btree"
+mode = "dram"
+[matrix]
+keep-pool = [false, true]
+)");
+  // A killed earlier attempt left a pool behind.
+  const std::string first = f.pools + "/sweep-" + f.configs[0].id;
+  EXPECT_EQ(private_pool_dir(f.configs[0], f.pools), first);
+  fs::create_directories(first);
+  std::ofstream(first + "/btree.dram.pool") << "stale";
+  FakeRun fake;
+  std::vector<std::string> seen;
+  auto runner = [&](const Configuration& c, const std::vector<std::string>& a,
+                    const std::string& t) {
+    const auto it = std::find(a.begin(), a.end(), "--pool-dir");
+    EXPECT_NE(it, a.end());
+    seen.push_back(*(it + 1));
+    EXPECT_TRUE(fs::is_directory(*(it + 1)));
+    EXPECT_TRUE(fs::is_empty(*(it + 1)));
+    std::ofstream(*(it + 1) + "/btree.dram.pool") << "pool";
+    return fake(c, a, t);
+  };
+  std::FILE* progress = std::fopen(f.progress_path.c_str(), "a");
+  EXPECT_EQ(run_sweep(f.spec, f.configs, runner, f.options(progress)), 0);
+  std::fclose(progress);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], first);
+  EXPECT_FALSE(fs::exists(seen[0]));                      // removed after the run
+  EXPECT_TRUE(fs::exists(seen[1] + "/btree.dram.pool"));  // keep-pool keeps it
+  // The configuration's own pool-dir is the base; it must exist.
+  DriverFixture g("ds = \"btree\"\nmode = \"dram\"\npool-dir = \"/no/such/dir\"\n");
+  const std::string msg = usage_error([&] {
+    FakeRun unused;
+    g.run(unused);
+  });
+  EXPECT_NE(msg.find("test.toml: pool-dir: '/no/such/dir' is not an existing directory"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(SweepDriver, DurationFormat) {
+  EXPECT_EQ(format_duration(0.42), "0.4s");
+  EXPECT_EQ(format_duration(45), "45s");
+  EXPECT_EQ(format_duration(62), "1m02s");
+  EXPECT_EQ(format_duration(3723), "1h02m03s");
 }
 
 }  // namespace
