@@ -20,9 +20,19 @@ import pytest
 
 from conftest import REPO, WORKLOADS, Result, read_records
 
+SWEEPS = REPO / "sweeps"
 WRITE = WORKLOADS / "pmemids-write"
 READ = WORKLOADS / "pmemids-read"
 
+# Shipped files: configurations per scale.
+SHIPPED = {
+    "fig3-single-thread.toml": {"default": 56, "paper": 56},
+    "fig5-btree-embedded.toml": {"default": 16, "paper": 16},
+    "fig6-parallel.toml": {"default": 112, "paper": 280},
+    "fig7-concurrent.toml": {"default": 56, "paper": 56},
+    "fig8-locks.toml": {"default": 8, "paper": 20},
+    "fig9-numa.toml": {"default": 112, "paper": 112},
+}
 
 
 def write_sweep(d: Path, text: str, name: str = "s.toml") -> Path:
@@ -87,6 +97,34 @@ def test_dry_run_lists_run_command_lines(pmemids, tmp_path):
     assert "--ds rbtree --mode pmem-persist --repeat 2 --threads 4" in lines[-1]
     assert "12 configurations" in r.stderr
     assert not (tmp_path / "results").exists() and not pmemids.out.exists()
+
+
+@pytest.mark.parametrize("scale", ["default", "paper"])
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_sweep_files_expand(pmemids, name, scale):
+    # Run from a directory outside the repository: workload paths are found from the file.
+    r = pmemids("sweep", SWEEPS / name, "--scale", scale, "--dry-run")
+    assert r.returncode == 0, r.describe()
+    lines = r.stdout.splitlines()
+    assert len(lines) == SHIPPED[name][scale], r.describe()
+    assert f"{SHIPPED[name][scale]} configurations" in r.stderr
+    assert all(l.startswith("pmemids run ") for l in lines)
+    assert len(set(lines)) == len(lines)
+    if scale == "paper":
+        assert all("recordcount=1000000" in l and "operationcount=1000000" in l for l in lines)
+        assert all("--repeat 10" in l for l in lines)
+
+
+def test_every_shipped_file_is_tested():
+    assert sorted(p.name for p in SWEEPS.glob("*.toml")) == sorted(SHIPPED)
+
+
+def test_fig8_has_the_papers_four_lock_cases(pmemids):
+    r = pmemids("sweep", SWEEPS / "fig8-locks.toml", "--dry-run")
+    cases = {(l.split("--mode ")[1].split()[0], l.split("--lock ")[1].split()[0])
+             for l in r.stdout.splitlines()}
+    assert cases == {("pmem-volatile", "pthread-dram"), ("pmem-volatile", "pthread-pmem"),
+                     ("pmem-persist", "pmemobj"), ("pmem-persist", "pthread-dram")}
 
 
 # ---------------------------------------------------------------- a real sweep
@@ -318,3 +356,9 @@ def test_missing_file_is_exit_2(pmemids, tmp_path):
     r = sweep(pmemids, tmp_path / "nope.toml", "--dry-run")
     assert r.returncode == 2, r.describe()
     assert f"{tmp_path / 'nope.toml'}: cannot be read: no such file" in r.stderr
+
+
+def test_unknown_scale_is_exit_2(pmemids):
+    r = pmemids("sweep", SWEEPS / "fig3-single-thread.toml", "--scale", "huge", "--dry-run")
+    assert r.returncode == 2, r.describe()
+    assert "scale: no [scale.huge]" in r.stderr and "accepted: default, paper" in r.stderr
