@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential g++-12 cmake ninja-build pkg-config git
       libpmem-dev libpmem2-dev libpmemobj-dev pmdk-tools
-      libmemkind-dev libnuma-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+      libmemkind-dev libnuma-dev libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
       libgtest-dev python3-venv clang-format valgrind)
 
 SUDO=""

@@ -10,5 +10,6 @@ namespace pmemids {
 void add_run_command(CLI::App& app);
 void add_list_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
 
 }  // namespace pmemids

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   pmemids::add_run_command(app);
   pmemids::add_list_command(app);
   pmemids::add_report_command(app);
+  pmemids::add_sweep_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,29 @@
+// Running one configuration as a child process of this binary:
+//   /proc/self/exe run <args> --out <temp>
+// stdout to /dev/null (the sweep's stdout stays clean), stderr captured. The
+// child dies with the sweep (PR_SET_PDEATHSIG), so a killed sweep leaves no run
+// behind. Exit 0 -> kOk; exit 2 -> kSkipped (the run refused this configuration
+// here); anything else, including a signal -> kFailed. The reason is the run's
+// last "pmemids: error:" line (prefix removed), else its last stderr line.
+// SIGINT or SIGTERM to the sweep is passed to the running child and the outcome
+// is kInterrupted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sweep/driver.h"
+
+namespace pmemids::sweep {
+
+// Installs the SIGINT/SIGTERM handlers (once, before running children).
+void install_interrupt_handlers();
+// Whether SIGINT or SIGTERM has arrived.
+bool interrupt_requested();
+
+Outcome run_child(const std::vector<std::string>& args, const std::string& temp);
+
+// The reason to record from a run's stderr.
+std::string reason_from_log(const std::string& log);
+
+}  // namespace pmemids::sweep

@@ -1,0 +1,76 @@
+// Running a sweep: resume from the output, run each remaining configuration
+// through a Runner, record it whole, report progress.
+//
+// The output is locked (flock) for the whole sweep: a second sweep on the same
+// file is refused. On start the torn end of an interrupted sweep is cut off
+// (see resume.h) and stale temporary files of this output are removed.
+// Configurations already recorded are not run again (see already_recorded());
+// failed ones are.
+//
+// Pools: each configuration runs with --pool-dir <base>/sweep-<config_id>, a
+// directory of its own under its base pool directory (the configuration's
+// pool-dir, else the sweep's --pool-dir, else $PMEMIDS_POOL_DIR, else
+// /dev/shm/pmemids, as `run` chooses). The sweep empties it before the run, so
+// pools left by a killed run of the same configuration do not block its rerun,
+// and removes it afterwards unless the configuration sets keep-pool. Every base
+// must be an existing directory.
+//
+// Outcomes:
+//   kOk          the run's records, stamped, appended in one write
+//   kSkipped     a skipped record (the run exited 2: cannot run here)
+//   kFailed      a failed record; the sweep goes on and returns 1 at the end
+//   kInterrupted nothing recorded; the sweep stops and returns 130
+// Progress goes to `progress` (stderr), one line per configuration:
+//   [k/N] <swept keys> <status> <seconds> elapsed 1m02s ETA 3m10s
+// with ETA = mean time of the configurations run by this invocation times the
+// number left.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sweep/expand.h"
+#include "sweep/sweep_file.h"
+
+namespace pmemids::sweep {
+
+enum class Status { kOk, kSkipped, kFailed, kInterrupted };
+
+struct Outcome {
+  Status status = Status::kFailed;
+  std::string reason;  // kSkipped, kFailed
+  int exit_code = 0;   // the run's exit code, when it exited
+  int signal = 0;      // the signal that ended the run, when one did
+  std::string log;     // the run's stderr (warnings are passed on once per sweep)
+};
+
+// Runs `pmemids run <args> --out <temp>`; on kOk the records are in `temp`.
+using Runner = std::function<Outcome(const Configuration& c, const std::vector<std::string>& args,
+                                     const std::string& temp)>;
+
+struct DriverOptions {
+  std::string out;
+  std::string pool_dir;        // base pool directory of configurations that set none
+  bool retry_skipped = false;  // run configurations recorded as skipped again
+  std::FILE* progress = stderr;
+  std::function<bool()> interrupted = [] { return false; };  // checked between runs
+};
+
+// 0 when every configuration is recorded ok or skipped, 1 when one failed, 130
+// when interrupted. Throws UsageError when the output cannot be opened or is
+// locked, RuntimeError when it cannot be written.
+int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
+              const Runner& runner, const DriverOptions& options);
+
+// The directory configuration `c` runs its pools in (see above).
+std::string private_pool_dir(const Configuration& c, const std::string& sweep_pool_dir);
+
+// The temporary output of configuration `id`, next to `out`: ".<name>.<id>.tmp".
+std::string temp_path(const std::string& out, const std::string& id);
+
+// "0.4s", "45s", "1m02s", "1h02m03s".
+std::string format_duration(double seconds);
+
+}  // namespace pmemids::sweep

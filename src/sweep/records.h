@@ -1,0 +1,53 @@
+// What a sweep writes to its output (JSON lines, docs/sweeps.md):
+//   - a run's records, each given a top-level "sweep" object;
+//   - {"schema_version", "skipped": true, "reason", "config", "sweep"} for a
+//     configuration `run` refused here (exit 2);
+//   - {"schema_version", "failed": true, "reason", "exit_code" or "signal",
+//     "config", "sweep"} for one that failed (exit 1, other codes, a signal).
+// "sweep": {"file", "scale", "config_id", "index" (from 0), "total",
+//           "record" (j), "records" (m)}: line j of the m lines the
+//           configuration wrote. All m lines go to the output in one write(),
+//           so a configuration is recorded whole or not at all; record/records
+//           let a reader (resume) tell a whole group from a torn one.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sweep/expand.h"
+#include "sweep/sweep_file.h"
+
+namespace pmemids::sweep {
+
+struct SweepInfo {
+  std::string file;
+  std::string scale;
+  std::string config_id;
+  size_t index = 0;
+  size_t total = 0;
+};
+
+// The run's output (JSON objects, one per line) with "sweep" added to each;
+// every line ends in '\n'. Throws std::runtime_error when the output holds no
+// record or a line that is not a JSON object.
+std::string stamp_run_output(const std::string& run_output, const SweepInfo& info);
+
+// The configuration as a record's "config": its keys in the underscore spelling
+// run records use (thread_mode), values as in the sweep file, properties by
+// name; "workload" is the last file's name and "workload_files" the files, as
+// in run records.
+nlohmann::json config_json(const Configuration& c, const SweepSpec& spec);
+
+// One line (ending in '\n') for a configuration that did not run to the end:
+// kind is "skipped" or "failed"; `extra` is merged in (exit_code, signal).
+std::string outcome_record(const std::string& kind, const std::string& reason,
+                           const nlohmann::json& config, const SweepInfo& info,
+                           const nlohmann::json& extra = nlohmann::json::object());
+
+// Appends `data` to `fd` (opened O_APPEND) with a single write(). On a short or
+// failed write the file is truncated back to its previous size and
+// RuntimeError names `path`: the data is in the file whole or not at all.
+void append_whole(int fd, const std::string& data, const std::string& path);
+
+}  // namespace pmemids::sweep

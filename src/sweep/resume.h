@@ -1,0 +1,37 @@
+// Reading a sweep's existing output to resume it.
+//
+// A configuration's lines form a group: "sweep".record 0..m-1 of "records" m,
+// written by one write(). A group counts only when all m lines are there and
+// each line ends in '\n' and parses. Only the end of the file can hold a torn
+// group (the sweep appends groups one after another and stops at the first
+// failed write), so the end after the last whole line that is not part of an
+// incomplete group is cut off (keep_bytes): otherwise the next append would be
+// glued to a partial line. A complete line that does not parse, or an
+// incomplete group, in the middle of the file is left alone and not counted.
+// Lines without "sweep" (records of a plain `pmemids run`) are kept and ignored.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace pmemids::sweep {
+
+struct OutputScan {
+  std::set<std::string> ok;       // config ids with a whole group of run records
+  std::set<std::string> skipped;  // ... with a skipped record
+  std::set<std::string> failed;   // ... with a failed record
+  uint64_t size = 0;              // bytes read
+  uint64_t keep_bytes = 0;        // bytes to keep: the rest is a torn tail
+  size_t lines = 0;               // whole lines that parse
+  size_t ignored = 0;             // whole lines not counted (do not parse, incomplete group)
+};
+
+OutputScan scan_output(std::string_view content);
+
+// Whether `id` needs no new run: recorded as ok, or as skipped unless
+// retry_skipped. A failed configuration is run again.
+bool already_recorded(const OutputScan& scan, const std::string& id, bool retry_skipped);
+
+}  // namespace pmemids::sweep

@@ -1,0 +1,422 @@
+#include "sweep/sweep_file.h"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "errors.h"
+#include "sweep/expand.h"
+#include "workload/properties.h"
+
+namespace pmemids::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kScalarTypes = "a string, integer, float or boolean";
+constexpr const char* kRangeForms =
+    "\"a:b\" (a, a+1, ..., b), \"a:s:b\" (step s > 0), \"a:*f:b\" (factor f > 1, a > 0), "
+    "integers with a <= b";
+
+// Errors name the file and the key with its table path ("matrix.threads").
+class Ctx {
+ public:
+  explicit Ctx(std::string file) : file_(std::move(file)) {}
+  [[noreturn]] void fail(const std::string& key, const std::string& what,
+                         const std::string& accepted) const {
+    throw UsageError(fmt::format("{}: {}: {}; accepted: {}", file_, key, what, accepted));
+  }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+std::string type_of(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "a list";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    default:
+      return "a date or time";
+  }
+}
+
+std::optional<Value> scalar(const toml::node& n) {
+  if (const auto* s = n.as_string()) return Value{s->get()};
+  if (const auto* i = n.as_integer()) return Value{i->get()};
+  if (const auto* f = n.as_floating_point()) return Value{f->get()};
+  if (const auto* b = n.as_boolean()) return Value{b->get()};
+  return std::nullopt;
+}
+
+// A table's entries in the order they are written.
+std::vector<std::pair<std::string, const toml::node*>> in_file_order(const toml::table& t) {
+  std::vector<std::tuple<toml::source_position, std::string, const toml::node*>> items;
+  for (const auto& [k, v] : t) items.emplace_back(k.source().begin, std::string(k.str()), &v);
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+  std::vector<std::pair<std::string, const toml::node*>> out;
+  for (auto& [pos, k, v] : items) out.emplace_back(std::move(k), v);
+  return out;
+}
+
+// Adds a value to an entry, refusing a repeated one (it would repeat a configuration).
+void add_value(const Ctx& ctx, const std::string& where, Entry& e, Value v,
+               const std::string& accepted) {
+  const std::string text = value_text(v);
+  for (const auto& old : e.values) {
+    if (value_text(old) == text)
+      ctx.fail(where, fmt::format("'{}' is listed twice", text), accepted);
+  }
+  e.values.push_back(std::move(v));
+}
+
+std::vector<std::string> file_list(const Ctx& ctx, const std::string& where, const toml::array& a,
+                                   const std::string& accepted) {
+  std::vector<std::string> files;
+  for (const auto& el : a) {
+    const auto* s = el.as_string();
+    if (s == nullptr) ctx.fail(where, fmt::format("a list holding {}", type_of(el)), accepted);
+    files.push_back(s->get());
+  }
+  if (files.empty()) ctx.fail(where, "an empty list", accepted);
+  return files;
+}
+
+// Checks a scalar against an option: booleans for flags and only for flags.
+Value option_scalar(const Ctx& ctx, const std::string& where, const OptionKey& k,
+                    const toml::node& n) {
+  auto v = scalar(n);
+  if (!v) ctx.fail(where, fmt::format("{} is not a value for this option", type_of(n)), k.accepted);
+  if (k.flag != std::holds_alternative<bool>(*v)) {
+    ctx.fail(where, fmt::format("{} ({})", type_of(n), value_text(*v)), k.accepted);
+  }
+  return *v;
+}
+
+std::vector<int64_t> range(const Ctx& ctx, const std::string& where, const std::string& text) {
+  try {
+    return parse_range(text);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: {}: {}", ctx.file(), where, e.what()));
+  }
+}
+
+// The entries a scale may override and the base may hold.
+struct Layer {
+  std::vector<Entry> options;
+  std::vector<Entry> properties;
+  std::vector<std::pair<std::string, const toml::table*>> excludes;  // path, table
+};
+
+Entry* find_entry(std::vector<Entry>& entries, const std::string& key) {
+  for (auto& e : entries) {
+    if (e.key == key) return &e;
+  }
+  return nullptr;
+}
+
+void add_entry(const Ctx& ctx, const std::string& where, std::vector<Entry>& entries, Entry e,
+               const std::string& accepted) {
+  if (find_entry(entries, e.key) != nullptr) {
+    ctx.fail(where, "given twice (at the top level and in [matrix], or in both spellings)",
+             accepted);
+  }
+  entries.push_back(std::move(e));
+}
+
+void read_matrix(const Ctx& ctx, const std::string& prefix, const toml::table& t,
+                 const RunKeys& keys, Layer& layer) {
+  for (const auto& [name, node] : in_file_order(t)) {
+    const std::string where = prefix + name;
+    if (const char* why = refused_key(name)) ctx.fail(where, why, keys.names());
+    const OptionKey* k = keys.find(name);
+    if (k == nullptr) ctx.fail(where, "unknown option", keys.names());
+    Entry e{k->name, {}, true};
+    if (const auto* a = node->as_array()) {
+      for (const auto& el : *a) {
+        if (const auto* files = el.as_array(); files != nullptr && k->repeatable) {
+          add_value(ctx, where, e, file_list(ctx, where, *files, k->accepted), k->accepted);
+        } else {
+          add_value(ctx, where, e, option_scalar(ctx, where, *k, el), k->accepted);
+        }
+      }
+      if (e.values.empty()) ctx.fail(where, "an empty list", k->accepted);
+    } else if (const auto* s = node->as_string(); s != nullptr && is_range(s->get())) {
+      for (int64_t v : range(ctx, where, s->get())) add_value(ctx, where, e, v, k->accepted);
+    } else {
+      add_value(ctx, where, e, option_scalar(ctx, where, *k, *node), k->accepted);
+    }
+    add_entry(ctx, where, layer.options, std::move(e), k->accepted);
+  }
+}
+
+void read_properties(const Ctx& ctx, const std::string& prefix, const toml::table& t,
+                     Layer& layer) {
+  const std::string accepted =
+      fmt::format("{}, a list of them, or a range {}", kScalarTypes, kRangeForms);
+  for (const auto& [name, node] : in_file_order(t)) {
+    const std::string where = prefix + name;
+    Entry e{name, {}, false};
+    if (const auto* a = node->as_array()) {
+      e.in_matrix = true;
+      for (const auto& el : *a) {
+        auto v = scalar(el);
+        if (!v) ctx.fail(where, fmt::format("a list holding {}", type_of(el)), accepted);
+        add_value(ctx, where, e, *v, accepted);
+      }
+      if (e.values.empty()) ctx.fail(where, "an empty list", accepted);
+    } else if (const auto* s = node->as_string(); s != nullptr && is_range(s->get())) {
+      e.in_matrix = true;
+      for (int64_t v : range(ctx, where, s->get())) add_value(ctx, where, e, v, accepted);
+    } else {
+      auto v = scalar(*node);
+      if (!v) ctx.fail(where, type_of(*node), accepted);
+      add_value(ctx, where, e, *v, accepted);
+    }
+    if (find_entry(layer.properties, name) != nullptr) ctx.fail(where, "given twice", accepted);
+    layer.properties.push_back(std::move(e));
+  }
+}
+
+// Reads one layer: the file's top level, or one [scale.<name>] table.
+Layer read_layer(const Ctx& ctx, const std::string& prefix, const toml::table& t,
+                 const RunKeys& keys, bool top) {
+  Layer layer;
+  const std::string sections =
+      top ? "matrix, properties, exclude, scale" : "matrix, properties, exclude";
+  const std::string accepted =
+      fmt::format("the options of `pmemids run` ({}) or the tables {}", keys.names(), sections);
+  const toml::table* matrix = nullptr;
+  for (const auto& [name, node] : in_file_order(t)) {
+    const std::string where = prefix + name;
+    if (name == "matrix") {
+      matrix = node->as_table();
+      if (matrix == nullptr) ctx.fail(where, type_of(*node), "a table [matrix] of options");
+    } else if (name == "properties") {
+      const auto* p = node->as_table();
+      if (p == nullptr) ctx.fail(where, type_of(*node), "a table [properties]");
+      read_properties(ctx, where + ".", *p, layer);
+    } else if (name == "exclude") {
+      const auto* a = node->as_array();
+      if (a == nullptr || !a->is_array_of_tables()) {
+        ctx.fail(where, type_of(*node), "tables written [[exclude]]");
+      }
+      for (size_t i = 0; i < a->size(); ++i) {
+        layer.excludes.emplace_back(fmt::format("{}[{}]", where, i + 1), a->get(i)->as_table());
+      }
+    } else if (name == "scale" && top) {
+      continue;  // read by the caller
+    } else if (const char* why = refused_key(name)) {
+      ctx.fail(where, why, accepted);
+    } else {
+      const OptionKey* k = keys.find(name);
+      if (k == nullptr) ctx.fail(where, "unknown key", accepted);
+      Entry e{k->name, {}, false};
+      if (const auto* a = node->as_array()) {
+        if (!k->repeatable) {
+          ctx.fail(where, "a list at the top level (to sweep over values, put the key in [matrix])",
+                   k->accepted);
+        }
+        e.values.emplace_back(file_list(ctx, where, *a, k->accepted));
+      } else {
+        e.values.push_back(option_scalar(ctx, where, *k, *node));
+      }
+      add_entry(ctx, where, layer.options, std::move(e), k->accepted);
+    }
+  }
+  // [matrix] after the top-level keys whatever its position in the file.
+  if (matrix != nullptr) read_matrix(ctx, prefix + "matrix.", *matrix, keys, layer);
+  return layer;
+}
+
+// A scale's entries replace the base's with the same key, in place; new ones go last.
+void override_entries(std::vector<Entry>& base, std::vector<Entry> over) {
+  for (auto& e : over) {
+    if (Entry* old = find_entry(base, e.key)) {
+      *old = std::move(e);
+    } else {
+      base.push_back(std::move(e));
+    }
+  }
+}
+
+Exclude read_exclude(const Ctx& ctx, const std::string& where, const toml::table& t,
+                     const RunKeys& keys, const std::set<std::string>& property_keys) {
+  std::string accepted = keys.names() + ", ";
+  for (const auto& p : property_keys) accepted += p + ", ";
+  accepted += "each a value or a list of values (any of them)";
+  Exclude ex;
+  for (const auto& [name, node] : in_file_order(t)) {
+    const std::string key_where = where + "." + name;
+    ExcludeTerm term;
+    if (const OptionKey* k = keys.find(name)) {
+      term.key = k->name;
+    } else if (property_keys.count(name) != 0) {
+      term.key = name;
+      term.property = true;
+    } else {
+      ctx.fail(key_where, "unknown key", accepted);
+    }
+    for (const auto& existing : ex) {
+      if (existing.key == term.key) ctx.fail(key_where, "given twice", accepted);
+    }
+    if (const auto* a = node->as_array()) {
+      for (const auto& el : *a) {
+        auto v = scalar(el);
+        if (!v) ctx.fail(key_where, fmt::format("a list holding {}", type_of(el)), accepted);
+        term.any_of.push_back(*v);
+      }
+      if (term.any_of.empty()) ctx.fail(key_where, "an empty list", accepted);
+    } else {
+      auto v = scalar(*node);
+      if (!v) ctx.fail(key_where, type_of(*node), accepted);
+      term.any_of.push_back(*v);
+    }
+    ex.push_back(std::move(term));
+  }
+  if (ex.empty()) ctx.fail(where, "an empty table (it would drop every configuration)", accepted);
+  return ex;
+}
+
+std::string resolve_path(const std::string& written, const std::string& sweep_file) {
+  const fs::path p(written);
+  std::error_code ec;
+  if (p.is_absolute() || fs::exists(p, ec)) return written;
+  fs::path dir = fs::absolute(fs::path(sweep_file), ec).parent_path();
+  while (!dir.empty()) {
+    if (fs::exists(dir / p, ec)) return (dir / p).lexically_normal().string();
+    if (dir == dir.parent_path()) break;
+    dir = dir.parent_path();
+  }
+  return written;
+}
+
+SweepSpec build_spec(const toml::table& root, const std::string& name, const std::string& scale,
+                     const RunKeys& keys) {
+  const Ctx ctx(name);
+  SweepSpec spec;
+  spec.file = name;
+  spec.scale = scale;
+  Layer base = read_layer(ctx, "", root, keys, true);
+
+  std::vector<std::pair<std::string, Layer>> scales;
+  if (const toml::node* s = root.get("scale")) {
+    const auto* t = s->as_table();
+    if (t == nullptr) ctx.fail("scale", type_of(*s), "tables [scale.<name>]");
+    for (const auto& [sname, node] : in_file_order(*t)) {
+      const auto* st = node->as_table();
+      if (st == nullptr) ctx.fail("scale." + sname, type_of(*node), "a table [scale.<name>]");
+      if (sname == "default") {
+        ctx.fail("scale.default", "reserved: the default scale is the file's top level",
+                 "another name, such as paper");
+      }
+      scales.emplace_back(sname, read_layer(ctx, "scale." + sname + ".", *st, keys, false));
+      spec.scales.push_back(sname);
+    }
+  }
+  std::set<std::string> property_keys;
+  for (const auto& k : PropertySet::known_keys()) property_keys.insert(k);
+  for (const auto& e : base.properties) property_keys.insert(e.key);
+  for (const auto& [sname, layer] : scales) {
+    for (const auto& e : layer.properties) property_keys.insert(e.key);
+  }
+  // Every [[exclude]] is checked, the chosen scale's are used.
+  for (const auto& [where, t] : base.excludes) {
+    spec.excludes.push_back(read_exclude(ctx, where, *t, keys, property_keys));
+  }
+  bool found = scale == "default";
+  for (auto& [sname, layer] : scales) {
+    std::vector<Exclude> excludes;
+    for (const auto& [where, t] : layer.excludes) {
+      excludes.push_back(read_exclude(ctx, where, *t, keys, property_keys));
+    }
+    if (sname != scale) continue;
+    found = true;
+    // A scale's key replaces the base's whether the base had it at the top level or in [matrix].
+    override_entries(base.options, std::move(layer.options));
+    override_entries(base.properties, std::move(layer.properties));
+    for (auto& ex : excludes) spec.excludes.push_back(std::move(ex));
+  }
+  if (!found) {
+    std::string names = "default";
+    for (const auto& s : spec.scales) names += ", " + s;
+    ctx.fail("scale", fmt::format("no [scale.{}] table for --scale {}", scale, scale), names);
+  }
+  spec.options = std::move(base.options);
+  spec.properties = std::move(base.properties);
+  for (const auto& e : spec.options) {
+    if (e.key != "workload") continue;
+    for (const auto& v : e.values) {
+      if (const auto* s = std::get_if<std::string>(&v)) {
+        spec.workload_paths[*s] = resolve_path(*s, name);
+      } else if (const auto* l = std::get_if<std::vector<std::string>>(&v)) {
+        for (const auto& f : *l) spec.workload_paths[f] = resolve_path(f, name);
+      }
+    }
+  }
+  return spec;
+}
+
+}  // namespace
+
+std::string value_text(const Value& v) {
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&v)) {
+    std::string s = fmt::format("{}", *d);
+    if (std::isfinite(*d) && s.find_first_of(".e") == std::string::npos) s += ".0";
+    return s;
+  }
+  if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  std::string out;
+  for (const auto& f : std::get<std::vector<std::string>>(v)) out += (out.empty() ? "" : ",") + f;
+  return out;
+}
+
+nlohmann::json value_json(const Value& v) {
+  return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
+}
+
+SweepSpec parse_sweep_text(const std::string& text, const std::string& name,
+                           const std::string& scale, const RunKeys& keys) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    throw UsageError(fmt::format("{}:{}:{}: TOML syntax: {}", name, e.source().begin.line,
+                                 e.source().begin.column, e.description()));
+  }
+  return build_spec(root, name, scale, keys);
+}
+
+SweepSpec parse_sweep_file(const std::string& path, const std::string& scale, const RunKeys& keys) {
+  std::ifstream in(path);
+  std::error_code ec;
+  if (!in || fs::is_directory(path, ec)) {
+    throw UsageError(fmt::format("{}: cannot be read: {}", path,
+                                 fs::exists(path, ec) ? "not a readable file" : "no such file"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_sweep_text(ss.str(), path, scale, keys);
+}
+
+}  // namespace pmemids::sweep

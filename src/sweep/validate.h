@@ -1,0 +1,27 @@
+// Checks a sweep's configurations as `pmemids run` would before running
+// anything, so that a mistake in the file stops the sweep at once instead of
+// surfacing hours later:
+//   - every option value parses as `run` parses it (names, types, ranges: the
+//     checks attached in add_run_options), reported per key;
+//   - every required option (ds, mode) is set;
+//   - structure and mode names exist (`all` and comma lists as `run` takes them);
+//   - workload files can be read, and every configuration's properties build
+//     (unknown property, bad value, proportions not summing to 1).
+// What only a run can tell (a lock that does not fit the mode, a NUMA node this
+// machine lacks, a structure that cannot scan) is left to the run, which then
+// exits 2 and the sweep records the configuration as skipped.
+// Errors: UsageError "<file>: <key>: <what>[; accepted: ...]".
+#pragma once
+
+#include <vector>
+
+#include "sweep/expand.h"
+#include "sweep/run_keys.h"
+#include "sweep/sweep_file.h"
+
+namespace pmemids::sweep {
+
+void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
+              const RunKeys& keys);
+
+}  // namespace pmemids::sweep
