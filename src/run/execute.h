@@ -40,7 +40,7 @@ struct OpTally {
 // `buf` must hold maxscanlength * value_size bytes: a scan copies every value it
 // visits, as a YCSB scan returns every record.
 template <class DS>
-inline bool apply(DS& ds, const Op& op, char* buf, uint32_t value_size) {
+[[gnu::always_inline]] inline bool apply(DS& ds, const Op& op, char* buf, uint32_t value_size) {
   switch (op.type) {
     case OpType::kRead:
       return ds.read(op.key, buf);
@@ -68,7 +68,8 @@ inline bool apply(DS& ds, const Op& op, char* buf, uint32_t value_size) {
 // One operation under the run's lock: shared for reads and scans when the lock
 // is a reader-writer lock, exclusive otherwise.
 template <class DS, class Lock>
-inline bool apply_locked(DS& ds, Lock& lock, const Op& op, char* buf, uint32_t value_size) {
+[[gnu::always_inline]] inline bool apply_locked(DS& ds, Lock& lock, const Op& op, char* buf,
+                                                uint32_t value_size) {
   if constexpr (std::is_same_v<Lock, NoLock>) {
     return apply(ds, op, buf, value_size);
   } else {

@@ -120,6 +120,8 @@ class PmemobjMutex {
   static constexpr bool kShared = false;
   PmemobjMutex(PMEMobjpool* pop, void* slot) : pop_(pop), m_(static_cast<PMEMmutex*>(slot)) {
     pmemobj_mutex_zero(pop_, m_);
+    lock();  // libpmemobj initialises the lock on first use: do it before the workers start
+    unlock();
   }
   void lock() { pmemobj_mutex_lock(pop_, m_); }
   void unlock() { pmemobj_mutex_unlock(pop_, m_); }
@@ -134,6 +136,8 @@ class PmemobjRwLock {
   static constexpr bool kShared = true;
   PmemobjRwLock(PMEMobjpool* pop, void* slot) : pop_(pop), l_(static_cast<PMEMrwlock*>(slot)) {
     pmemobj_rwlock_zero(pop_, l_);
+    lock();  // libpmemobj initialises the lock on first use: do it before the workers start
+    unlock();
   }
   void lock() { pmemobj_rwlock_wrlock(pop_, l_); }
   void unlock() { pmemobj_rwlock_unlock(pop_, l_); }
