@@ -9,5 +9,6 @@ namespace pmemids {
 
 void add_run_command(CLI::App& app);
 void add_list_command(CLI::App& app);
+void add_crash_command(CLI::App& app);
 
 }  // namespace pmemids
