@@ -155,22 +155,7 @@ void crash(const CrashCliOptions& o) {
   const PmemProbe probe = probe_pool_dir(pool_dir);
   const Stream stream = generate(spec, spec.seed);
 
-  CrashWorkload w;
-  w.ds = DsOptions{.capacity = stream.records_max,
-                   .expected = spec.recordcount,
-                   .value_size = spec.fieldlength,
-                   .load_factor = 0.75,
-                   .codec = stream.codec,
-                   .seed = spec.seed};
-  uint64_t v = 0;
-  for (uint64_t k : stream.load_keys)
-    w.ops.push_back(Op{k, stream.values.get(v++), OpType::kInsert, 0});
-  for (Op op : stream.ops) {
-    // Distinct values per change (up to the value pool's size), so that a lost
-    // update is visible.
-    if (op.value != nullptr) op.value = stream.values.get(v++);
-    w.ops.push_back(op);
-  }
+  const CrashWorkload w = crash_workload(spec, stream);
 
   WorkDir work(pool_dir);
   CrashOptions copt;

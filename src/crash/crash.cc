@@ -49,6 +49,25 @@ void CrashReport::add(const PointResult& r) {
   }
 }
 
+CrashWorkload crash_workload(const WorkloadSpec& spec, const Stream& stream) {
+  CrashWorkload w;
+  w.ds = DsOptions{.capacity = stream.records_max,
+                   .expected = spec.recordcount,
+                   .value_size = spec.fieldlength,
+                   .load_factor = 0.75,
+                   .codec = stream.codec,
+                   .seed = spec.seed};
+  uint64_t v = 0;
+  for (uint64_t k : stream.load_keys) {
+    w.ops.push_back(Op{k, stream.values.get(v++), OpType::kInsert, 0});
+  }
+  for (Op op : stream.ops) {
+    if (op.value != nullptr) op.value = stream.values.get(v++);
+    w.ops.push_back(op);
+  }
+  return w;
+}
+
 namespace crash_detail {
 
 bool read_full(int fd, void* buf, size_t n) {

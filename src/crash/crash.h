@@ -63,6 +63,11 @@ struct CrashWorkload {
   DsOptions ds;
 };
 
+// The load keys as inserts, then the stream's operations, each change with its
+// own value (as far as the value pool reaches) so that a lost update shows.
+// Values point into `stream`, which must outlive the result.
+CrashWorkload crash_workload(const WorkloadSpec& spec, const Stream& stream);
+
 // What one crash point's check found (sent through a pipe: plain data).
 struct PointResult {
   uint64_t point = 0;
