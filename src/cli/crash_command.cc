@@ -30,6 +30,7 @@ struct CrashCliOptions {
   std::string survive = "none";
   double survive_probability = 0.5;
   uint64_t seed = 1;
+  uint32_t jobs = 1;
   std::string pool_dir;
   std::string out;
   bool fail_on_violation = false;
@@ -164,6 +165,7 @@ void crash(const CrashCliOptions& o) {
   copt.model = o.model == "process" ? CrashModel::kProcess : CrashModel::kPower;
   copt.survive = o.survive == "random" ? o.survive_probability : 0.0;
   copt.seed = o.seed;
+  copt.jobs = o.jobs;
 
   const nlohmann::json context = collect_context(pool_dir, probe);
   print_header();
@@ -182,6 +184,7 @@ void crash(const CrashCliOptions& o) {
                      {"survive_probability", copt.survive},
                      {"points_requested", o.points},
                      {"seed", o.seed},
+                     {"jobs", o.jobs},
                      {"pool_dir", pool_dir},
                      {"pmempool_check", copt.pmempool_check}});
       const nlohmann::json metrics = {
@@ -238,6 +241,10 @@ void add_crash_command(CLI::App& app) {
                   "Probability an unpersisted line survives with --survive random (default 0.5)")
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--seed", o->seed, "Seed for the choice of points and surviving lines");
+  sub->add_option("--jobs", o->jobs,
+                  "Crash images checked at once while the run goes on (default 1; more is "
+                  "faster on idle cores but the recovery times then include contention)")
+      ->check(CLI::Range(1, 64));
   sub->add_option("--pool-dir", o->pool_dir,
                   "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids); must exist");
   sub->add_option("--out", o->out, "JSON-lines file to append one record per (structure, mode)");

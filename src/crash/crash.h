@@ -54,6 +54,7 @@ struct CrashOptions {
   uint64_t pool_bytes = 0;  // 0: derived from the structure's estimate
   bool pmempool_check = true;
   double worker_timeout_s = 20;
+  uint32_t jobs = 2;                         // images checked at once, while the run goes on
   PlantedFault fault = PlantedFault::kNone;  // tests of the checker only
   uint64_t fault_nth = 0;
 };

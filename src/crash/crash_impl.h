@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -199,11 +200,15 @@ PointResult check_image(const CrashOptions& opt, const CrashWorkload& w, const M
 }
 
 // The checker process: forked before the run opens a pool, it keeps the model of
-// acknowledged operations and forks one worker per image.
+// acknowledged operations and forks one worker per image. Up to `depth` workers
+// run at once (images are checked while the run goes on); results come back in
+// request order. Protocol: submit() returns the results that became due, and
+// finish() the rest; check() is submit + finish for one image.
 template <template <class> class DS, class P>
 class Checker {
  public:
-  Checker(const CrashOptions& opt, const CrashWorkload& w) {
+  Checker(const CrashOptions& opt, const CrashWorkload& w, uint32_t depth = 1)
+      : depth_(std::max<uint32_t>(1, depth)) {
     int req[2], resp[2];
     if (pipe2(req, O_CLOEXEC) != 0 || pipe2(resp, O_CLOEXEC) != 0) {
       throw RuntimeError("crash: cannot create the checker's pipes");
@@ -213,7 +218,7 @@ class Checker {
     if (pid_ == 0) {
       close(req[1]);
       close(resp[0]);
-      serve(opt, w, req[0], resp[1]);
+      serve(opt, w, depth_, req[0], resp[1]);
       _exit(0);
     }
     close(req[0]);
@@ -230,41 +235,85 @@ class Checker {
   Checker(const Checker&) = delete;
   Checker& operator=(const Checker&) = delete;
 
-  PointResult check(const CheckRequest& q) {
-    PointResult r;
-    if (!write_full(req_, &q, sizeof q) || !read_full(resp_, &r, sizeof r)) {
+  uint32_t depth() const { return depth_; }
+  uint64_t outstanding() const { return outstanding_; }
+
+  // Queues a check; returns the result that became due, if any (when `depth`
+  // checks are running, the oldest is waited for).
+  std::vector<PointResult> submit(const CheckRequest& q) {
+    if (!write_full(req_, &q, sizeof q)) throw RuntimeError("crash: the checker process died");
+    ++outstanding_;
+    std::vector<PointResult> out;
+    if (outstanding_ >= depth_) out.push_back(receive());
+    return out;
+  }
+  // Waits for every queued check.
+  std::vector<PointResult> finish() {
+    std::vector<PointResult> out;
+    if (outstanding_ == 0) return out;
+    const CheckRequest flush{0, kFlush, 0};
+    if (!write_full(req_, &flush, sizeof flush)) {
       throw RuntimeError("crash: the checker process died");
     }
-    return r;
+    while (outstanding_ > 0) out.push_back(receive());
+    return out;
+  }
+  PointResult check(const CheckRequest& q) {
+    auto r = submit(q);
+    if (r.empty()) r = finish();
+    return r.front();
   }
 
  private:
-  static void serve(const CrashOptions& opt, const CrashWorkload& w, int in, int out) {
+  static constexpr uint64_t kFlush = ~uint64_t{0};
+  struct Running {
+    pid_t pid;
+    int fd;
+    CheckRequest q;
+  };
+
+  PointResult receive() {
+    PointResult r;
+    if (!read_full(resp_, &r, sizeof r)) throw RuntimeError("crash: the checker process died");
+    --outstanding_;
+    return r;
+  }
+
+  static void serve(const CrashOptions& opt, const CrashWorkload& w, uint32_t depth, int in,
+                    int out) {
     Model acked;
     uint64_t applied = 0;
+    std::deque<Running> running;
+    const auto reply_oldest = [&] {
+      const PointResult r = wait_worker(opt, running.front());
+      std::error_code ec;
+      std::filesystem::remove(
+          pool_spec(opt, DS<P>::kName, P::kMode, running.front().q.instance, 0, true, true).path(),
+          ec);
+      running.pop_front();
+      return write_full(out, &r, sizeof r);
+    };
     CheckRequest q;
     while (read_full(in, &q, sizeof q)) {
+      if (q.op_index == kFlush) {
+        while (!running.empty()) {
+          if (!reply_oldest()) return;
+        }
+        continue;
+      }
       for (; applied < q.op_index && applied < w.ops.size(); ++applied) {
         apply_to_model(acked, w.ops[applied]);
       }
-      const PointResult r = run_worker(opt, w, acked, q);
-      std::error_code ec;
-      std::filesystem::remove(
-          pool_spec(opt, DS<P>::kName, P::kMode, q.instance, 0, true, true).path(), ec);
-      if (!write_full(out, &r, sizeof r)) return;
+      running.push_back(start_worker(opt, w, acked, q));
+      if (running.size() >= depth && !reply_oldest()) return;
     }
+    while (!running.empty()) wait_worker(opt, running.front()), running.pop_front();
   }
 
-  static PointResult run_worker(const CrashOptions& opt, const CrashWorkload& w, const Model& acked,
-                                const CheckRequest& q) {
-    PointResult r;
-    r.point = q.point;
-    r.op_index = q.op_index;
+  static Running start_worker(const CrashOptions& opt, const CrashWorkload& w, const Model& acked,
+                              const CheckRequest& q) {
     int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0) {
-      set_message(r, "checker: cannot create a pipe");
-      return r;
-    }
+    if (pipe2(p, O_CLOEXEC) != 0) return Running{-1, -1, q};
     const pid_t pid = fork();
     if (pid == 0) {
       close(p[0]);
@@ -275,34 +324,45 @@ class Checker {
     close(p[1]);
     if (pid < 0) {
       close(p[0]);
-      set_message(r, "checker: cannot fork a worker");
+      return Running{-1, -1, q};
+    }
+    return Running{pid, p[0], q};
+  }
+
+  static PointResult wait_worker(const CrashOptions& opt, const Running& run) {
+    PointResult r;
+    r.point = run.q.point;
+    r.op_index = run.q.op_index;
+    if (run.pid < 0) {
+      set_message(r, "checker: cannot start a worker process");
       return r;
     }
-    pollfd pfd{p[0], POLLIN, 0};
+    pollfd pfd{run.fd, POLLIN, 0};
     const int ready = poll(&pfd, 1, static_cast<int>(opt.worker_timeout_s * 1000));
-    bool got = ready > 0 && read_full(p[0], &r, sizeof r);
-    close(p[0]);
-    if (!got) kill(pid, SIGKILL);
+    const bool got = ready > 0 && read_full(run.fd, &r, sizeof r);
+    close(run.fd);
+    if (!got) kill(run.pid, SIGKILL);
     int status = 0;
-    waitpid(pid, &status, 0);
-    if (!got) {
-      r = PointResult{};
-      r.point = q.point;
-      r.op_index = q.op_index;
-      if (ready == 0) {
-        set_message(r, fmt::format("checker worker timed out after {} s (recovery or walk does "
-                                   "not end)",
-                                   opt.worker_timeout_s));
-      } else if (WIFSIGNALED(status)) {
-        set_message(r, fmt::format("checker worker killed by signal {} ({}) on the image",
-                                   WTERMSIG(status), strsignal(WTERMSIG(status))));
-      } else {
-        set_message(r, "checker worker exited without a result");
-      }
+    waitpid(run.pid, &status, 0);
+    if (got) return r;
+    r = PointResult{};
+    r.point = run.q.point;
+    r.op_index = run.q.op_index;
+    if (ready == 0) {
+      set_message(r, fmt::format("checker worker timed out after {} s (recovery or walk does "
+                                 "not end)",
+                                 opt.worker_timeout_s));
+    } else if (WIFSIGNALED(status)) {
+      set_message(r, fmt::format("checker worker killed by signal {} ({}) on the image",
+                                 WTERMSIG(status), strsignal(WTERMSIG(status))));
+    } else {
+      set_message(r, "checker worker exited without a result");
     }
     return r;
   }
 
+  uint32_t depth_;
+  uint64_t outstanding_ = 0;
   pid_t pid_ = -1;
   int req_ = -1, resp_ = -1;
 };
@@ -333,20 +393,28 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
   const uint64_t bytes = pool_bytes_for<DS, B>(opt, w);
   rep.points_available = count_points<DS, B>(opt, w);
   const std::vector<uint64_t> targets = pick_points(rep.points_available, opt.points, opt.seed);
-  Checker<DS, P> checker(opt, w);
+  Checker<DS, P> checker(opt, w, opt.jobs);
+  const auto add = [&](const std::vector<PointResult>& rs) {
+    for (const PointResult& r : rs) rep.add(r);
+  };
   std::vector<char> buf(w.ds.value_size);
-  const std::string orig = pool_spec(opt, DS<B>::kName, B::kMode, -1, bytes, false, false).path();
+  uint64_t submitted = 0;
+  // The pool file a check reads: images (power) and killed pools (process) take
+  // turns over `jobs` slots; a slot is reused only after its check returned.
+  const auto slot = [&] { return static_cast<int>(submitted++ % checker.depth()); };
 
   if (opt.model == CrashModel::kPower) {
     B b(pool_spec(opt, DS<B>::kName, B::kMode, -1, bytes, false, false));
     DS<B> ds(b, w.ds);
-    const std::string image = pool_spec(opt, DS<B>::kName, B::kMode, 0, 0, true, true).path();
+    const std::string orig = pool_spec(opt, DS<B>::kName, B::kMode, -1, 0, true, true).path();
     size_t next = 0;
     uint64_t cur = 0;
     b.hook().arm(
         [&](uint64_t pt) {
           if (next == targets.size() || targets[next] != pt) return;
           ++next;
+          const int s = slot();
+          const std::string image = pool_spec(opt, DS<B>::kName, B::kMode, s, 0, true, true).path();
           std::filesystem::copy_file(orig, image,
                                      std::filesystem::copy_options::overwrite_existing);
           const int fd = open(image.c_str(), O_RDWR | O_CLOEXEC);
@@ -354,15 +422,17 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
           b.hook().build_image(fd, b.pop(), b.pool_bytes(), opt.survive,
                                mix64(opt.seed ^ mix64(pt + 1)));
           close(fd);
-          rep.add(checker.check(CheckRequest{pt, cur, 0}));
+          add(checker.submit(CheckRequest{pt, cur, s}));
         },
         opt.fault, opt.fault_nth);
     for (cur = 0; cur < w.ops.size(); ++cur) apply_to_ds(ds, w.ops[cur], buf.data());
     b.hook().disarm();
+    add(checker.finish());
     return rep;
   }
 
   for (uint64_t pt : targets) {
+    const int s = slot();
     int ack[2];
     if (pipe2(ack, O_CLOEXEC) != 0) throw RuntimeError("crash: cannot create a pipe");
     const pid_t pid = fork();
@@ -370,7 +440,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
     if (pid == 0) {
       close(ack[0]);
       try {
-        B b(pool_spec(opt, DS<B>::kName, B::kMode, -1, bytes, false, true));
+        B b(pool_spec(opt, DS<B>::kName, B::kMode, s, bytes, false, true));
         DS<B> ds(b, w.ds);
         b.hook().arm(
             [&](uint64_t p) {
@@ -400,11 +470,13 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
                                  status));
       rep.add(r);
       std::error_code ec;
-      std::filesystem::remove(orig, ec);
+      std::filesystem::remove(pool_spec(opt, DS<B>::kName, B::kMode, s, 0, true, true).path(), ec);
+      --submitted;
       continue;
     }
-    rep.add(checker.check(CheckRequest{pt, acked, -1}));
+    add(checker.submit(CheckRequest{pt, acked, s}));
   }
+  add(checker.finish());
   return rep;
 }
 

@@ -192,11 +192,12 @@ TEST_P(CorruptPool, IsReportedAsAFailedRecoveryNotACrash) {
   const PointResult ok = checker.check({1, f.w.ops.size(), -1});
   EXPECT_TRUE(ok.recovered && ok.invariants_ok) << ok.message;
 }
+
 std::string corruption_name(const ::testing::TestParamInfo<int>& p) {
   return p.param == 0 ? "truncated" : p.param == 1 ? "header" : "objects";
 }
+
 INSTANTIATE_TEST_SUITE_P(Kinds, CorruptPool, ::testing::Values(0, 1, 2), corruption_name);
-});
 
 // ---- bounded runs per structure ---------------------------------------------------
 
