@@ -83,6 +83,7 @@ std::vector<Mode> select_modes(const std::string& arg) {
 std::string resolve_pool_dir(const CrashCliOptions& o) {
   if (!o.pool_dir.empty()) return o.pool_dir;
   if (const char* env = std::getenv("PMEMIDS_POOL_DIR"); env != nullptr && *env != '\0') return env;
+  mkdir("/dev/shm/pmemids", 0700);  // the embedded default is ours to create, as in run
   return "/dev/shm/pmemids";
 }
 
@@ -205,7 +206,8 @@ void crash(const CrashCliOptions& o) {
                                      {"context", context},
                                      {"config", config},
                                      {"metrics", metrics},
-                                     {"failures", r.failures}};
+                                     {"failures", r.failures},
+                                     {"failure_kinds", r.failure_kinds}};
       if (!o.out.empty()) append_record(o.out, record);
       print_row(record);
       for (const auto& f : r.failures)

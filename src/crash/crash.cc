@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <set>
 
@@ -30,6 +31,25 @@ bool CrashReport::violation(bool trans) const {
          half_applied != 0 || leaks_after_repair != 0 || (trans && leaked_objects != 0);
 }
 
+namespace {
+
+// The message with every number (decimal or 0x-hex) replaced by '#'.
+std::string failure_kind(const char* m) {
+  std::string out;
+  for (const char* p = m; *p != '\0';) {
+    if (std::isdigit(static_cast<unsigned char>(*p)) != 0) {
+      if (p[0] == '0' && p[1] == 'x') p += 2;
+      while (std::isxdigit(static_cast<unsigned char>(*p)) != 0) ++p;
+      out += '#';
+      continue;
+    }
+    out += *p++;
+  }
+  return out;
+}
+
+}  // namespace
+
 void CrashReport::add(const PointResult& r) {
   ++points;
   if (r.recovered) ++recovered;
@@ -43,6 +63,7 @@ void CrashReport::add(const PointResult& r) {
   leaked_objects += r.leaked;
   leaks_after_repair += r.leaked_after;
   const bool failed = !r.recovered || !r.invariants_ok || r.lost != 0 || r.half != 0;
+  if (failed) ++failure_kinds[failure_kind(r.message[0] != '\0' ? r.message : "failed")];
   if (failed && failures.size() < 8) {
     failures.push_back(fmt::format("point {} (op {}): {}", r.point, r.op_index,
                                    r.message[0] != '\0' ? r.message : "failed"));

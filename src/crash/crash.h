@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,9 @@ struct CrashReport {
   uint64_t pmempool_failures = 0;
   std::vector<double> recovery_ms;
   std::vector<std::string> failures;  // the first few messages, with their point
+  // Every failed point's first finding, numbers masked ("key #: acknowledged key
+  // missing"), with how many points it describes.
+  std::map<std::string, uint64_t> failure_kinds;
 
   double recovery_ms_median() const;
   double recovery_ms_max() const;
