@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <unordered_set>
 #include <vector>
 
 #include "backend/backend.h"
@@ -94,11 +95,23 @@ class ObjBackendBase {
   }
   void* lock_slot() const { return lock_slot_in(root_base_); }
 
-  // A lone aligned 8-byte store is failure-atomic: store and persist it.
-  void store_word(uint64_t& dst, uint64_t v) {
-    dst = v;
-    persist(&dst, sizeof dst);
+  // Leak accounting. `each_reachable(visit)` calls visit(const void* object)
+  // for every object the structure reaches from its root (visit returns false
+  // for one it already reported, so walks can stop at shared or cyclic links).
+  // Returns the allocated objects (the root record excepted) it did not report.
+  template <class Each>
+  std::vector<PMEMoid> unreachable(Each&& each_reachable) const {
+    std::unordered_set<const void*> seen;
+    each_reachable([&](const void* p) { return seen.insert(p).second; });
+    std::vector<PMEMoid> out;
+    for (PMEMoid o = pmemobj_first(pop()); !OID_IS_NULL(o); o = pmemobj_next(o)) {
+      const void* p = pmemobj_direct(o);
+      if (p != root_base_ && seen.count(p) == 0) out.push_back(o);
+    }
+    return out;
   }
+  // Objects freed by leak repair since the pool was opened.
+  uint64_t repaired_objects() const { return repaired_; }
 
  protected:
   // Allocation flags that make objects of `bytes` start on a cache line, so a
@@ -142,13 +155,43 @@ class ObjBackendBase {
   };
   ObjPool pool_;
   char* root_base_ = nullptr;
+
+ protected:
+  uint64_t repaired_ = 0;
+
+ private:
   std::vector<SizeClass> classes_;  // a few entries: one per unit size in use
 };
 
-class PersistBackend : public ObjBackendBase {
+// The hook policy of the durable backends. NoShadow is the benchmarked one:
+// every call compiles away. The checking backends (backend/shadow.h) record, per
+// cache line, the bytes stored but not yet persisted, to build the image a power
+// failure would leave. The calls, in the order a backend makes them:
+//   stored(p, n)       n bytes at p are about to change (not yet durable);
+//   allocated(p, n)    a fresh, not yet persisted object (pmem-persist);
+//   logged(p, n)       n bytes at p, snapshotted in the running transaction, are
+//                      about to change (durable when it ends);
+//   keep_persist(seal) whether to issue the next persist (planted faults only);
+//   persisted(p, n)    the lines of [p, p + n) were flushed and fenced;
+//   tx_end()           the outermost transaction committed or aborted;
+//   crash_point()      a moment a power failure may hit.
+struct NoShadow {
+  static constexpr bool kActive = false;
+  void stored(const void*, size_t) {}
+  void allocated(const void*, size_t) {}
+  void logged(const void*, size_t) {}
+  bool keep_persist(bool /*seal*/) { return true; }
+  void persisted(const void*, size_t) {}
+  void tx_end() {}
+  void crash_point() {}
+};
+
+template <class Hook>
+class PersistBackendT : public ObjBackendBase {
  public:
   static constexpr Mode kMode = Mode::kPersist;
   using ObjBackendBase::ObjBackendBase;
+  Hook& hook() { return hook_; }
 
   template <class T>
   Ptr<T> alloc(size_t bytes, unsigned type) {
@@ -157,6 +200,10 @@ class PersistBackend : public ObjBackendBase {
       fail("pmemobj_xalloc", bytes);
     }
     ++tl_costs.allocs;
+    if constexpr (Hook::kActive) {
+      hook_.allocated(pmemobj_direct(oid), bytes);
+      hook_.crash_point();
+    }
     return Ptr<T>(oid);
   }
   template <class T>
@@ -173,6 +220,7 @@ class PersistBackend : public ObjBackendBase {
   void free(Ptr<T> p) {
     ++tl_costs.frees;
     PMEMoid oid = p.oid();
+    hook_.crash_point();
     pmemobj_free(&oid);
   }
 
@@ -181,37 +229,83 @@ class PersistBackend : public ObjBackendBase {
     f();
   }
   void write(void* dst, const void* src, size_t n) {
-    ++tl_costs.persists;
-    tl_costs.flushed_lines += lines_covered(dst, n);
-    pmemobj_memcpy_persist(pop(), dst, src, n);
+    if constexpr (Hook::kActive) {
+      hook_.stored(dst, n);
+      std::memcpy(dst, src, n);
+      flush(dst, n, false);
+    } else {
+      ++tl_costs.persists;
+      tl_costs.flushed_lines += lines_covered(dst, n);
+      pmemobj_memcpy_persist(pop(), dst, src, n);
+    }
   }
   void move(void* dst, const void* src, size_t n) {
-    ++tl_costs.persists;
-    tl_costs.flushed_lines += lines_covered(dst, n);
-    pmemobj_memmove(pop(), dst, src, n, 0);
+    if constexpr (Hook::kActive) {
+      hook_.stored(dst, n);
+      std::memmove(dst, src, n);
+      flush(dst, n, false);
+    } else {
+      ++tl_costs.persists;
+      tl_costs.flushed_lines += lines_covered(dst, n);
+      pmemobj_memmove(pop(), dst, src, n, 0);
+    }
   }
   template <class T>
   void store(T& dst, const T& v) {
+    hook_.stored(&dst, sizeof(T));
     if constexpr (is_obj_ptr<T>::value) {
       dst.publish(v);
     } else {
       dst = v;
     }
-    persist(&dst, sizeof(T));
+    flush(&dst, sizeof(T), false);
   }
-  void seal(const void* p, size_t n) { persist(p, n); }
-};
+  void store_word(uint64_t& dst, uint64_t v) {
+    hook_.stored(&dst, sizeof dst);
+    dst = v;
+    flush(&dst, sizeof dst, false);
+  }
+  void seal(const void* p, size_t n) { flush(p, n, true); }
 
-class TransBackend : public ObjBackendBase {
+  // Leak repair (recovery only): frees every allocated object the structure
+  // does not reach. Each free is atomic, so a crash during repair only leaves
+  // less to repair. Returns how many were freed.
+  template <class Each>
+  uint64_t free_unreachable(Each&& each_reachable) {
+    uint64_t n = 0;
+    for (PMEMoid oid : unreachable(each_reachable)) {
+      pmemobj_free(&oid);
+      ++n;
+    }
+    repaired_ += n;
+    return n;
+  }
+
+ private:
+  // A crash point, then the persist (which a planted fault may drop).
+  void flush(const void* p, size_t n, bool seal) {
+    hook_.crash_point();
+    if (!hook_.keep_persist(seal)) return;
+    persist(p, n);
+    hook_.persisted(p, n);
+  }
+  [[no_unique_address]] Hook hook_;
+};
+using PersistBackend = PersistBackendT<NoShadow>;
+
+template <class Hook>
+class TransBackendT : public ObjBackendBase {
  public:
   static constexpr Mode kMode = Mode::kTrans;
   using ObjBackendBase::ObjBackendBase;
+  Hook& hook() { return hook_; }
 
   template <class T>
   Ptr<T> alloc(size_t bytes, unsigned type) {
     PMEMoid oid = pmemobj_tx_xalloc(bytes, type, alloc_flags(bytes));
     if (OID_IS_NULL(oid)) fail("pmemobj_tx_xalloc", bytes);
     ++tl_costs.allocs;
+    hook_.crash_point();
     return Ptr<T>(oid);
   }
   template <class T>
@@ -219,11 +313,13 @@ class TransBackend : public ObjBackendBase {
     PMEMoid oid = pmemobj_tx_xalloc(bytes, type, alloc_flags(bytes) | POBJ_XALLOC_ZERO);
     if (OID_IS_NULL(oid)) fail("pmemobj_tx_xalloc", bytes);
     ++tl_costs.allocs;
+    hook_.crash_point();
     return Ptr<T>(oid);
   }
   template <class T>
   void free(Ptr<T> p) {
     ++tl_costs.frees;
+    hook_.crash_point();
     if (pmemobj_tx_free(p.oid()) != 0) fail("pmemobj_tx_free", 0);
   }
 
@@ -231,7 +327,8 @@ class TransBackend : public ObjBackendBase {
   // f aborts the transaction, rolling the pool back, and propagates.
   template <class F>
   void tx(F&& f) {
-    if (pmemobj_tx_stage() == TX_STAGE_NONE) ++tl_costs.tx;
+    const bool outer = pmemobj_tx_stage() == TX_STAGE_NONE;
+    if (outer) ++tl_costs.tx;
     if (pmemobj_tx_begin(pop(), nullptr, TX_PARAM_NONE) != 0) {
       throw RuntimeError(fmt::format("pmemobj_tx_begin: {}", pmemobj_errormsg()));
     }
@@ -240,33 +337,56 @@ class TransBackend : public ObjBackendBase {
     } catch (...) {
       if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_abort(ECANCELED);
       pmemobj_tx_end();
+      if (outer) hook_.tx_end();
       throw;
     }
     if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_commit();
-    if (pmemobj_tx_end() != 0) {
-      throw RuntimeError(fmt::format("transaction aborted: {}", pmemobj_errormsg()));
+    const int err = pmemobj_tx_end();
+    if (outer) {
+      hook_.tx_end();
+      hook_.crash_point();
     }
+    if (err != 0) throw RuntimeError(fmt::format("transaction aborted: {}", pmemobj_errormsg()));
   }
   void write(void* dst, const void* src, size_t n) {
     snapshot(dst, n);
     std::memcpy(dst, src, n);
+    hook_.crash_point();
   }
   void move(void* dst, const void* src, size_t n) {
     snapshot(dst, n);
     std::memmove(dst, src, n);
+    hook_.crash_point();
   }
   template <class T>
   void store(T& dst, const T& v) {
     snapshot(&dst, sizeof(T));
     dst = v;
+    hook_.crash_point();
+  }
+  // Outside transactions: stored, then persisted (a crash point in between).
+  void store_word(uint64_t& dst, uint64_t v) {
+    hook_.stored(&dst, sizeof dst);
+    dst = v;
+    hook_.crash_point();
+    persist(&dst, sizeof dst);
+    hook_.persisted(&dst, sizeof dst);
   }
   void seal(const void*, size_t) {}
 
  private:
+  // Logs the range (a planted fault may skip it), then reports the change.
   void snapshot(void* p, size_t n) {
+    if (!hook_.keep_persist(false)) {
+      hook_.stored(p, n);
+      return;
+    }
     tl_costs.tx_bytes += n;
     if (pmemobj_tx_add_range_direct(p, n) != 0) fail("pmemobj_tx_add_range_direct", n);
+    hook_.logged(p, n);
   }
+  [[no_unique_address]] Hook hook_;
 };
+using TransBackend = TransBackendT<NoShadow>;
 
 }  // namespace pmemids

@@ -1,5 +1,6 @@
 // pmemids: benchmarks indexing data structures on persistent memory.
-// Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error.
+// Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error,
+// 3 crash consistency violations with `crash --fail-on-violation`.
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   pmemids::add_list_command(app);
   pmemids::add_report_command(app);
   pmemids::add_sweep_command(app);
+  pmemids::add_crash_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

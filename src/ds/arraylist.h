@@ -55,6 +55,7 @@ class ArrayList {
     }
     capacity_ = root_->hdr.shape;
     base_ = root_->slots.get();
+    if (!b.created()) recover();
   }
 
   // dram and pmem-volatile keep nothing past the run: free every element
@@ -104,6 +105,18 @@ class ArrayList {
       auto* e = reinterpret_cast<Elem*>(base_ + id * stride_);
       if (e->present != 0) f(codec_.encode(id), e->value());
     }
+  }
+
+  template <class F>
+  void for_each_object(F&& visit) const {
+    if (base_ != nullptr) visit(base_);
+  }
+
+  // The array is allocated with the root in one transaction (pmem-persist: before
+  // the header is stored): nothing else can leak. No DRAM state.
+  void recover() {
+    if (base_ == nullptr) throw InvariantViolation("arraylist: the root holds no array");
+    repair_leaks(b_, *this);
   }
 
   // `present` is exactly 0 or 1 everywhere.

@@ -79,7 +79,11 @@ class BPlusTree {
   BPlusTree(B& b, const DsOptions& o)
       : b_(b), vsize_(o.value_size), root_(b, o, kName, kDefaultKeys) {
     set_layout(root_.keys());
-    if (b.created()) b.tx([&] { root_.init(new_node(true), o); });
+    if (b.created()) {
+      b.tx([&] { root_.init(new_node(true), o); });
+    } else {
+      recover();
+    }
   }
 
   // dram and pmem-volatile keep nothing past the run: free every element
@@ -153,6 +157,48 @@ class BPlusTree {
   template <class F>
   void for_each(F&& f) const {
     walk(0, ~uint64_t{0}, f);
+  }
+
+  // Every node reachable from the root or along the leaf chain, and the value
+  // blocks of each leaf's first n entries; a node met twice is not followed again.
+  template <class F>
+  void for_each_object(F&& visit) const {
+    std::vector<Node*> stack, leaves;
+    if (Node* r = root_.ptr().get()) stack.push_back(r);
+    while (!stack.empty()) {
+      Node* x = stack.back();
+      stack.pop_back();
+      if (!visit(x)) continue;
+      const uint32_t n = std::min(x->n, L_.keys);
+      if (x->leaf) {
+        leaves.push_back(x);
+        for (uint32_t j = 0; j < n; ++j) {
+          if (const char* v = vals(x)[j].get()) visit(v);
+        }
+        continue;
+      }
+      for (uint32_t j = 0; j <= n; ++j) {
+        if (Node* c = kids(x)[j].get()) stack.push_back(c);
+      }
+    }
+    // A leaf a crash left on the chain only (a merge that relinked the chain
+    // before the parent dropped it is the reverse case) is still reachable.
+    for (Node* l : leaves) {
+      for (Node* x = next(l).get(); x != nullptr && x->leaf && visit(x); x = next(x).get()) {
+        const uint32_t n = std::min(x->n, L_.keys);
+        for (uint32_t j = 0; j < n; ++j) {
+          if (const char* v = vals(x)[j].get()) visit(v);
+        }
+      }
+    }
+  }
+
+  // No DRAM state beyond the root node's address (TreeRoot); pmem-persist frees
+  // nodes and value blocks a crash left allocated but unlinked, or unlinked but
+  // not freed.
+  void recover() {
+    if (root_.top() == nullptr) throw InvariantViolation(fmt::format("{}: no root node", kName));
+    repair_leaks(b_, *this);
   }
 
   // Order (ascending keys within every node and within the range its parent

@@ -94,7 +94,11 @@ class BTreeImpl {
   BTreeImpl(B& b, const DsOptions& o)
       : b_(b), vsize_(o.value_size), root_(b, o, kName, kDefaultKeys) {
     set_layout(root_.keys());
-    if (b.created()) b.tx([&] { root_.init(new_node(true), o); });
+    if (b.created()) {
+      b.tx([&] { root_.init(new_node(true), o); });
+    } else {
+      recover();
+    }
   }
 
   // dram and pmem-volatile keep nothing past the run: free every element
@@ -159,6 +163,37 @@ class BTreeImpl {
   template <class F>
   void for_each(F&& f) const {
     walk(0, ~uint64_t{0}, f);
+  }
+
+  // Every node reachable from the root and (btree) the value blocks of its
+  // first n entries. Iterative, bounded by the path stack; a node met twice is
+  // not descended again.
+  template <class F>
+  void for_each_object(F&& visit) const {
+    std::vector<Node*> stack;
+    if (Node* r = root_.ptr().get()) stack.push_back(r);
+    while (!stack.empty()) {
+      Node* x = stack.back();
+      stack.pop_back();
+      if (!visit(x)) continue;
+      const uint32_t n = std::min(x->n, L_.keys);
+      if constexpr (!kEmbedded) {
+        for (uint32_t j = 0; j < n; ++j) {
+          if (const char* v = vref(x, j).get()) visit(v);
+        }
+      }
+      for (uint32_t j = 0; !x->leaf && j <= n; ++j) {
+        if (Node* c = kids(x)[j].get()) stack.push_back(c);
+      }
+    }
+  }
+
+  // No DRAM state beyond the root node's address (TreeRoot); pmem-persist frees
+  // nodes and value blocks a crash left allocated but unlinked, or unlinked but
+  // not freed (also a value hidden past a node's count by an interrupted shift).
+  void recover() {
+    if (root_.top() == nullptr) throw InvariantViolation(fmt::format("{}: no root node", kName));
+    repair_leaks(b_, *this);
   }
 
   // Order (keys strictly ascending within a node and within the bounds its

@@ -16,6 +16,17 @@
 //   uint32_t scan(start, n, visit)   (only when kCanScan) visit(key, const char*
 //                                    value) for the first n elements with key >=
 //                                    start, ascending; returns how many.
+//   for_each_object(visit)           visit(const void* object) for every
+//                                    persistent object reachable from the root
+//                                    (nodes, value blocks, arrays; not the root
+//                                    record); visit returns false for an object
+//                                    already reported, and the walk then does
+//                                    not follow its links again (cycles and
+//                                    shared subtrees a crash can leave).
+// On a reopened pool the constructor runs recover(): it checks the root, rebuilds
+// DRAM-side state and, in pmem-persist, frees the objects a crash leaked
+// (repair_leaks below). pmem-trans needs no repair: libpmemobj rolls back an
+// interrupted transaction, allocations included, when the pool is opened.
 // Each operation is complete and durable (per the backend's guarantee) when it
 // returns. Callers serialise access: no structure is internally synchronised.
 #pragma once
@@ -25,6 +36,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "backend/backend.h"
 #include "errors.h"
 #include "workload/stream.h"
 
@@ -81,5 +93,15 @@ struct RootHeader {
     }
   }
 };
+
+// Leak repair for pmem-persist: frees every allocated object `ds` cannot reach
+// from its root (an allocation a crash left unpublished, or unlinked but not
+// freed). The structure must be attached, with its DRAM state rebuilt.
+template <class B, class DS>
+void repair_leaks(B& b, const DS& ds) {
+  if constexpr (B::kMode == Mode::kPersist) {
+    b.free_unreachable([&](auto&& visit) { ds.for_each_object(visit); });
+  }
+}
 
 }  // namespace pmemids

@@ -70,6 +70,7 @@ class HashTable {
     }
     nbuckets_ = root_->hdr.shape;
     buckets_ = root_->buckets.get();
+    if (!b.created()) recover();
   }
 
   // dram and pmem-volatile keep nothing past the run: free every element
@@ -145,6 +146,25 @@ class HashTable {
         p = n->next;
       }
     }
+  }
+
+  template <class F>
+  void for_each_object(F&& visit) const {
+    if (buckets_ == nullptr || !visit(buckets_)) return;
+    for (uint64_t i = 0; i < nbuckets_; ++i) {
+      for (NodePtr p = buckets_[i]; p;) {
+        Node* n = p.get();
+        if (n == nullptr || !visit(n)) break;
+        p = n->next;
+      }
+    }
+  }
+
+  // No DRAM state beyond the bucket array's address; pmem-persist frees a node
+  // a crash left allocated but unpublished, or unlinked but not freed.
+  void recover() {
+    if (buckets_ == nullptr) throw InvariantViolation("hashtable: the root holds no buckets");
+    repair_leaks(b_, *this);
   }
 
   // Every node hangs off the bucket its key hashes to, and no key appears twice

@@ -137,6 +137,35 @@ class LinkedList {
     }
   }
 
+  template <class F>
+  void for_each_object(F&& visit) const {
+    for (ElemPtr p = root_->head; p;) {
+      Elem* e = p.get();
+      if (e == nullptr || !visit(e)) return;
+      p = e->next;
+    }
+  }
+
+  // Rebuilds the DRAM index and tail by walking the persistent list (a key met
+  // twice means a cycle or a corrupt list: InvariantViolation), then frees what
+  // a crash leaked (pmem-persist): an element allocated but never linked, or
+  // unlinked but not freed.
+  void recover() {
+    index_.clear();
+    ElemPtr prev;
+    for (ElemPtr p = root_->head; p;) {
+      Elem* e = p.get();
+      if (e == nullptr) throw InvariantViolation("recovery: a link does not translate");
+      if (!index_.emplace(e->key, Loc{p, prev}).second) {
+        throw InvariantViolation(fmt::format("recovery: key {:#x} appears twice", e->key));
+      }
+      prev = p;
+      p = e->next;
+    }
+    tail_ = prev;
+    repair_leaks(b_, *this);
+  }
+
   // The list is acyclic with distinct keys, and the DRAM index and tail agree
   // with it exactly.
   uint64_t check() const {
@@ -163,21 +192,6 @@ class LinkedList {
  private:
   // The link that points at the element after `prev` (the head when prev is null).
   ElemPtr& link_to(ElemPtr prev) { return prev ? prev.get()->next : root_->head; }
-
-  // Rebuilds the DRAM index and tail by walking the persistent list.
-  void recover() {
-    index_.clear();
-    ElemPtr prev;
-    for (ElemPtr p = root_->head; p;) {
-      Elem* e = p.get();
-      if (!index_.emplace(e->key, Loc{p, prev}).second) {
-        throw InvariantViolation(fmt::format("recovery: key {:#x} appears twice", e->key));
-      }
-      prev = p;
-      p = e->next;
-    }
-    tail_ = prev;
-  }
 
   B& b_;
   uint32_t vsize_;

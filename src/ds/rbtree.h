@@ -129,6 +129,7 @@ class RBTree {
       b.tx([&] { b.store(root_->hdr, RootHeader::make(o, 0)); });
     } else {
       root_->hdr.check_reopen(o, kName);
+      recover();
     }
   }
 
@@ -303,6 +304,29 @@ class RBTree {
     }
     return n;
   }
+
+  // Every node reachable from the root; a node met twice (a shared subtree a
+  // crash can leave) is not descended again.
+  template <class F>
+  void for_each_object(F&& visit) const {
+    std::vector<NodePtr> stack;
+    if (root_->top) stack.push_back(root_->top);
+    while (!stack.empty()) {
+      const NodePtr p = stack.back();
+      stack.pop_back();
+      Node* raw = p.get();
+      if (raw == nullptr || !visit(raw)) continue;
+      const Hdr* h = hdr(p);
+      for (const NodePtr& c : h->child) {
+        if (c) stack.push_back(c);
+      }
+    }
+  }
+
+  // No DRAM state; pmem-persist frees nodes a crash left unlinked (an insert
+  // before its commit point, a delete before its free, or a node a rotation
+  // left detached). A torn tree is not rebuilt: check() reports it.
+  void recover() { repair_leaks(b_, *this); }
 
   // For tests and diagnostics: nodes on the longest root-to-leaf path (0 when
   // empty). Assumes an acyclic tree.

@@ -108,8 +108,11 @@ class SkipList {
       }
     }
     head_ = root_->head.get();
-    top_ = max_height_;
-    while (top_ > 0 && !head_[top_ - 1]) --top_;
+    if (b.created()) {
+      top_ = 0;
+    } else {
+      recover();
+    }
   }
 
   // dram and pmem-volatile keep nothing past the run: free every element
@@ -260,6 +263,38 @@ class SkipList {
       }
     }
     return linked.size();
+  }
+
+  // The head array and every node on any level (a node is on level 0 in every
+  // state a crash can leave; the upper levels are walked too, bounded, so that
+  // leak repair never frees a node some link still reaches).
+  template <class F>
+  void for_each_object(F&& visit) const {
+    if (head_ == nullptr || !visit(head_)) return;
+    uint64_t count = 0;
+    for (NodePtr p = head_[0]; p; ++count) {
+      Node* n = p.get();
+      if (n == nullptr || !visit(n)) break;
+      p = next_of(n)[0];
+    }
+    for (uint32_t lvl = 1; lvl < max_height_; ++lvl) {
+      uint64_t steps = 0;
+      for (NodePtr p = head_[lvl]; p && steps <= count; ++steps) {
+        Node* n = p.get();
+        if (n == nullptr || n->height <= lvl) break;
+        visit(n);
+        p = next_of(n)[lvl];
+      }
+    }
+  }
+
+  // Recomputes the levels in use from the head; pmem-persist frees a node a
+  // crash left allocated but unlinked, or unlinked but not freed.
+  void recover() {
+    if (head_ == nullptr) throw InvariantViolation("skiplist: the root holds no head");
+    top_ = max_height_;
+    while (top_ > 0 && !head_[top_ - 1]) --top_;
+    repair_leaks(b_, *this);
   }
 
   // For tests and diagnostics: the height of the node holding `key`, 0 if absent.

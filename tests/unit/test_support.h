@@ -51,6 +51,8 @@ template <template <class> class DS_, class B_>
 struct Pair {
   using B = B_;
   using DS = DS_<B_>;
+  template <class Other>
+  using With = DS_<Other>;  // the same structure over another backend
 };
 
 #define PMEMIDS_PAIRS_FOR(DS) \

@@ -1,0 +1,262 @@
+// `pmemids crash`: crash-consistency runs per (structure, durable mode), a table
+// on stdout and one JSON record per (structure, mode). See crash/crash.h.
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "cli/commands.h"
+#include "crash/crash_registry.h"
+#include "errors.h"
+#include "run/context.h"
+#include "run/result.h"
+#include "workload/properties.h"
+#include "workload/stream.h"
+
+namespace pmemids {
+namespace {
+
+struct CrashCliOptions {
+  std::string ds;
+  bool all = false;
+  std::string mode = "pmem-persist,pmem-trans";
+  int64_t points = 100;
+  std::string model = "power";
+  std::string survive = "none";
+  double survive_probability = 0.5;
+  uint64_t seed = 1;
+  uint32_t jobs = 1;
+  std::string pool_dir;
+  std::string out;
+  bool fail_on_violation = false;
+  std::vector<std::string> workload_files;
+  std::vector<std::string> properties;
+};
+
+// A small, write-heavy default workload: every kind of change, so a run of a
+// few hundred points finishes in seconds per (structure, mode).
+const char* const kDefaultProperties[] = {
+    "recordcount=100",
+    "operationcount=300",
+    "readproportion=0",
+    "updateproportion=0.3",
+    "insertproportion=0.4",
+    "deleteproportion=0.3",
+    "requestdistribution=uniform",
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1) {
+    parts.push_back(s.substr(start, comma - start));
+  }
+  parts.push_back(s.substr(start));
+  return parts;
+}
+
+std::vector<Mode> select_modes(const std::string& arg) {
+  std::vector<Mode> out;
+  for (const auto& name : split(arg)) {
+    if (name == "dram" || name == "pmem-volatile") {
+      throw UsageError(fmt::format(
+          "--mode {}: nothing to crash-test (it keeps nothing); use pmem-persist or pmem-trans",
+          name));
+    }
+    if (name == "pmem-persist") {
+      out.push_back(Mode::kPersist);
+    } else if (name == "pmem-trans") {
+      out.push_back(Mode::kTrans);
+    } else {
+      throw UsageError(
+          fmt::format("unknown mode '{}'; crash-testable modes: pmem-persist, pmem-trans", name));
+    }
+  }
+  return out;
+}
+
+std::string resolve_pool_dir(const CrashCliOptions& o) {
+  if (!o.pool_dir.empty()) return o.pool_dir;
+  if (const char* env = std::getenv("PMEMIDS_POOL_DIR"); env != nullptr && *env != '\0') return env;
+  mkdir("/dev/shm/pmemids", 0700);  // the embedded default is ours to create, as in run
+  return "/dev/shm/pmemids";
+}
+
+// The run's private directory under the pool directory, removed afterwards.
+class WorkDir {
+ public:
+  explicit WorkDir(const std::string& parent)
+      : path_(fmt::format("{}/pmemids-crash.{}", parent, getpid())) {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    if (mkdir(path_.c_str(), 0700) != 0) {
+      throw RuntimeError(fmt::format("cannot create '{}': {}", path_, std::strerror(errno)));
+    }
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void print_header() {
+  fmt::print("{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9} {:>9}\n", "ds", "mode",
+             "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked", "rec_ms_med",
+             "rec_ms_max");
+}
+
+void print_row(const nlohmann::json& rec) {
+  const auto& c = rec["config"];
+  const auto& m = rec["metrics"];
+  fmt::print("{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9.2f} {:>9.2f}\n",
+             c["ds"].get<std::string>(), c["mode"].get<std::string>(),
+             c["model"].get<std::string>(), m["points"].get<uint64_t>(),
+             m["recovered"].get<uint64_t>(), m["invariant_failures"].get<uint64_t>(),
+             m["lost_acknowledged"].get<uint64_t>(), m["half_applied"].get<uint64_t>(),
+             m["leaked_objects"].get<uint64_t>(), m["recovery_ms_median"].get<double>(),
+             m["recovery_ms_max"].get<double>());
+  std::fflush(stdout);
+}
+
+void crash(const CrashCliOptions& o) {
+  if (o.all == !o.ds.empty()) throw UsageError("pass either --ds NAME[,NAME...] or --all");
+  if (o.points <= 0) {
+    throw UsageError(
+        fmt::format("--points {}: must be a positive number of crash points", o.points));
+  }
+  std::vector<const CrashEntry*> structures;
+  if (o.all) {
+    for (const auto& e : crash_registry()) structures.push_back(&e);
+  } else {
+    for (const auto& name : split(o.ds)) structures.push_back(&find_crash_entry(name));
+  }
+  const std::vector<Mode> modes = select_modes(o.mode);
+
+  PropertySet props;
+  for (const char* kv : kDefaultProperties) props.set_override(kv);
+  for (const auto& f : o.workload_files) props.load_file(f);
+  for (const auto& kv : o.properties) props.set_override(kv);
+  const WorkloadSpec spec = props.build();
+  if (spec.recordcount + spec.operationcount > 200000) {
+    throw UsageError(
+        "crash runs check every point against a replayed model: keep recordcount + "
+        "operationcount <= 200000");
+  }
+
+  const std::string pool_dir = resolve_pool_dir(o);
+  check_pool_dir(pool_dir);
+  const PmemProbe probe = probe_pool_dir(pool_dir);
+  const Stream stream = generate(spec, spec.seed);
+
+  const CrashWorkload w = crash_workload(spec, stream);
+
+  WorkDir work(pool_dir);
+  CrashOptions copt;
+  copt.work_dir = work.path();
+  copt.points = static_cast<uint32_t>(std::min<int64_t>(o.points, UINT32_MAX));
+  copt.model = o.model == "process" ? CrashModel::kProcess : CrashModel::kPower;
+  copt.survive = o.survive == "random" ? o.survive_probability : 0.0;
+  copt.seed = o.seed;
+  copt.jobs = o.jobs;
+
+  const nlohmann::json context = collect_context(pool_dir, probe);
+  print_header();
+  bool violation = false;
+  for (const CrashEntry* e : structures) {
+    for (Mode m : modes) {
+      const CrashReport r = e->run(m, copt, w);
+      const bool trans = m == Mode::kTrans;
+      violation = violation || r.violation(trans);
+      nlohmann::json config = spec.to_json();
+      config.update({{"command", "crash"},
+                     {"ds", e->name},
+                     {"mode", mode_name(m)},
+                     {"model", o.model},
+                     {"survive", o.survive},
+                     {"survive_probability", copt.survive},
+                     {"points_requested", o.points},
+                     {"seed", o.seed},
+                     {"jobs", o.jobs},
+                     {"pool_dir", pool_dir},
+                     {"pmempool_check", copt.pmempool_check}});
+      const nlohmann::json metrics = {
+          {"points", r.points},
+          {"recovered", r.recovered},
+          {"invariant_failures", r.invariant_failures},
+          {"lost_acknowledged", r.lost_acknowledged},
+          {"half_applied", r.half_applied},
+          {"leaked_objects", r.leaked_objects},
+          {"recovery_ms_median", r.recovery_ms_median()},
+          {"recovery_ms_max", r.recovery_ms_max()},
+          {"points_available", r.points_available},
+          {"leaks_after_repair", r.leaks_after_repair},
+          {"pmempool_failures", r.pmempool_failures},
+          {"violation", r.violation(trans)},
+      };
+      const nlohmann::json record = {{"schema_version", kSchemaVersion},
+                                     {"context", context},
+                                     {"config", config},
+                                     {"metrics", metrics},
+                                     {"failures", r.failures},
+                                     {"failure_kinds", r.failure_kinds}};
+      if (!o.out.empty()) append_record(o.out, record);
+      print_row(record);
+      for (const auto& f : r.failures)
+        fmt::print(stderr, "  {} {}: {}\n", e->name, mode_name(m), f);
+    }
+  }
+  if (!o.out.empty()) fmt::print(stderr, "pmemids: results appended to {}\n", o.out);
+  if (violation && o.fail_on_violation) {
+    throw Error(3, "crash consistency violations found (--fail-on-violation)");
+  }
+}
+
+}  // namespace
+
+void add_crash_command(CLI::App& app) {
+  auto o = std::make_shared<CrashCliOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "crash", "Crash-consistency test: crash structures at persist points, recover, check");
+  sub->add_option("--ds", o->ds, "Structure(s): name or comma-separated names");
+  sub->add_flag("--all", o->all, "Every structure (with every durable mode unless --mode)");
+  sub->add_option("--mode", o->mode,
+                  "pmem-persist, pmem-trans, or both comma-separated (default both)");
+  sub->add_option("--points", o->points, "Crash points per (structure, mode) (default 100)");
+  sub->add_option("--model", o->model,
+                  "power: lose what was not flushed and fenced (default); process: SIGKILL a "
+                  "child, nothing lost from the caches")
+      ->check(CLI::IsMember({"power", "process"}));
+  sub->add_option("--survive", o->survive,
+                  "power: none (every unpersisted line is lost, default) or random (each "
+                  "survives with --survive-probability)")
+      ->check(CLI::IsMember({"none", "random"}));
+  sub->add_option("--survive-probability", o->survive_probability,
+                  "Probability an unpersisted line survives with --survive random (default 0.5)")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--seed", o->seed, "Seed for the choice of points and surviving lines");
+  sub->add_option("--jobs", o->jobs,
+                  "Crash images checked at once while the run goes on (default 1; more is "
+                  "faster on idle cores but the recovery times then include contention)")
+      ->check(CLI::Range(1, 64));
+  sub->add_option("--pool-dir", o->pool_dir,
+                  "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids); must exist");
+  sub->add_option("--out", o->out, "JSON-lines file to append one record per (structure, mode)");
+  sub->add_flag("--fail-on-violation", o->fail_on_violation,
+                "Exit 3 when any crash point failed (for CI)");
+  sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)");
+  sub->add_option("-p", o->properties,
+                  "Property override key=value (default: recordcount=100, operationcount=300, "
+                  "30% updates, 40% inserts, 30% deletes)");
+  sub->callback([o] { crash(*o); });
+}
+
+}  // namespace pmemids

@@ -1,0 +1,119 @@
+// Crash-consistency runs: crash a structure at chosen points of an operation
+// stream, recover it from what PMEM would hold, and check it.
+//
+// A run of one (structure, mode) applies `ops` (the load inserts, then the
+// transaction phase) to a fresh pool through the checking backend
+// (backend/shadow.h). A counting pass first numbers the crash points the stream
+// offers; `points` of them are picked uniformly (all when there are fewer), with
+// the recorded seed. Then, per model:
+//
+//   power    one pass; at each picked point the pool file is copied and the old
+//            bytes of every line not yet persisted are written back into the copy
+//            (lines survive with probability `survive`): the image a power
+//            failure would leave. The run goes on; the image is checked.
+//   process  per picked point, a child process runs the stream on a new pool and
+//            is killed with SIGKILL at that point; nothing is lost from the CPU
+//            caches, so this tests recovery code and libpmemobj's rollback only.
+//
+// Images are checked in separate processes: libpmemobj refuses to open a copy of
+// a pool (same UUID) while the original is open, and pointer translation looks
+// pools up by UUID. A checker process is forked before the run opens any pool; it
+// forks one worker per image, so a worker that crashes on a corrupt image (a
+// wild pointer, a walk that never ends: killed after a timeout) is reported as a
+// failed recovery, and the run goes on. A worker opens the image (libpmemobj's
+// own recovery runs here), constructs the structure (its recover()), and times
+// both: the recovery time. Then it counts leaks, checks invariants, compares the
+// contents with the model of acknowledged operations, closes the pool and runs
+// `pmempool check` on it.
+//
+// Contents: ops[0, i) were acknowledged when the crash hit op i (in flight).
+// Every key must hold exactly what the acknowledged ops left (else: a lost
+// acknowledged operation); the in-flight op's key may hold its state before or
+// after that op, nothing else (else: half-applied; a key listed twice is a
+// half-applied structural change too).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backend/shadow.h"
+#include "ds/common.h"
+#include "workload/stream.h"
+
+namespace pmemids {
+
+enum class CrashModel : uint8_t { kPower, kProcess };
+
+struct CrashOptions {
+  std::string work_dir;  // private directory for the run's pool and images (must exist)
+  uint32_t points = 100;
+  CrashModel model = CrashModel::kPower;
+  double survive = 0;  // power: probability that a pending line survives
+  uint64_t seed = 1;
+  uint64_t pool_bytes = 0;  // 0: derived from the structure's estimate
+  bool pmempool_check = true;
+  double worker_timeout_s = 20;
+  uint32_t jobs = 2;                         // images checked at once, while the run goes on
+  PlantedFault fault = PlantedFault::kNone;  // tests of the checker only
+  uint64_t fault_nth = 0;
+};
+
+struct CrashWorkload {
+  std::vector<Op> ops;  // load inserts, then the transaction phase
+  DsOptions ds;
+};
+
+// The load keys as inserts, then the stream's operations, each change with its
+// own value (as far as the value pool reaches) so that a lost update shows.
+// Values point into `stream`, which must outlive the result.
+CrashWorkload crash_workload(const WorkloadSpec& spec, const Stream& stream);
+
+// What one crash point's check found (sent through a pipe: plain data).
+struct PointResult {
+  uint64_t point = 0;
+  uint64_t op_index = 0;
+  uint8_t recovered = 0;      // opened, recovered and passed pmempool check
+  uint8_t invariants_ok = 0;  // check() passed and agrees with the contents
+  uint8_t pmempool_ok = 0;
+  uint8_t opened = 0;  // the pool opened and the structure recovered
+  uint64_t lost = 0;
+  uint64_t half = 0;
+  uint64_t leaked = 0;        // unreachable objects before leak repair
+  uint64_t leaked_after = 0;  // still unreachable after recovery
+  double recovery_ms = 0;
+  char message[256] = {};
+};
+
+struct CrashReport {
+  uint64_t points_available = 0;  // crash points the stream offered
+  uint64_t points = 0;            // checked
+  uint64_t recovered = 0;
+  uint64_t invariant_failures = 0;
+  uint64_t lost_acknowledged = 0;
+  uint64_t half_applied = 0;
+  uint64_t leaked_objects = 0;
+  uint64_t leaks_after_repair = 0;
+  uint64_t pmempool_failures = 0;
+  std::vector<double> recovery_ms;
+  std::vector<std::string> failures;  // the first few messages, with their point
+  // Every failed point's first finding, numbers masked ("key #: acknowledged key
+  // missing"), with how many points it describes.
+  std::map<std::string, uint64_t> failure_kinds;
+
+  double recovery_ms_median() const;
+  double recovery_ms_max() const;
+  // Any failed recovery, invariant failure, lost or half-applied operation, or
+  // leak left behind (pmem-persist: after repair; pmem-trans: any at all).
+  bool violation(bool trans) const;
+  void add(const PointResult& r);
+};
+
+// Runs one (structure, mode): see above. B is ShadowPersistBackend or
+// ShadowTransBackend. Defined in crash/crash_impl.h, instantiated by the
+// crash registry.
+template <template <class> class DS, class B>
+CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w);
+
+}  // namespace pmemids
