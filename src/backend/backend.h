@@ -42,6 +42,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string_view>
 
 namespace pmemids {
@@ -52,6 +53,7 @@ inline constexpr size_t kRootPrefix = 128;
 inline constexpr size_t kLockSlotBytes = 64;
 
 inline void* lock_slot_in(void* root_base) {
+  if (root_base == nullptr) throw std::logic_error("lock slot requested before root<R>()");
   const auto a = reinterpret_cast<uintptr_t>(root_base);
   return reinterpret_cast<void*>((a + kLockSlotBytes - 1) & ~uintptr_t{kLockSlotBytes - 1});
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <numeric>
 #include <random>
 
 #include "cli/commands.h"
@@ -132,6 +133,11 @@ void check_thread_options(const RunOptions& o, ThreadMode tm, const std::vector<
 std::vector<uint64_t> sample_positions(uint64_t n, double rate, uint64_t seed) {
   std::vector<uint64_t> out;
   if (rate <= 0 || n == 0) return out;
+  if (rate >= 1) {
+    out.resize(n);
+    std::iota(out.begin(), out.end(), uint64_t{0});
+    return out;
+  }
   out.reserve(static_cast<size_t>(static_cast<double>(n) * rate * 1.1) + 16);
   std::mt19937_64 rng(seed);
   std::geometric_distribution<uint64_t> gap(rate);
@@ -187,7 +193,10 @@ void run(const RunOptions& o) {
                pool_dir, *o.mem_node);
   }
   for (const auto& w : placement.warnings) fmt::print(stderr, "pmemids: warning: {}\n", w);
-  if (o.mem_node) bind_memory(*o.mem_node);  // streams too; workers inherit the policy
+  // Streams and the concurrent instance are built by this thread: place it as
+  // the workers are placed, so their memory is local where theirs is.
+  if (o.cpu_node) run_on_node(*o.cpu_node);
+  if (o.mem_node) bind_memory(*o.mem_node);
 
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
   const int streams = tm == ThreadMode::kParallel ? o.threads : 1;

@@ -1,5 +1,7 @@
 #include "cli/run_options.h"
 
+#include <cstdlib>
+
 namespace pmemids {
 
 void add_run_options(CLI::App* sub, RunOptions& o) {
@@ -61,7 +63,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(CLI::Range(1, 3600000));
   sub->add_option("--latency-sample", o.latency_sample,
                   "Fraction of operations whose latency is timed (0 disables; default 0.01)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check([](const std::string& v) -> std::string {
+        const double r = std::strtod(v.c_str(), nullptr);
+        return r == 0 || (r >= 1e-9 && r <= 1) ? "" : "a fraction in [1e-9, 1], or 0 to disable";
+      });
 }
 
 }  // namespace pmemids

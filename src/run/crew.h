@@ -5,9 +5,10 @@
 // loading: never timed), waits at the barrier with every other worker and the
 // coordinator, reads the clock, runs work(t, control), reads the clock. The
 // coordinator (the calling thread) only sleeps: it wakes every timeline_ms to
-// sum the workers' published progress, and sets the stop flag when `duration`
-// has passed. An exception in any worker stops the others at their next chunk
-// and is rethrown by run_crew after every thread has joined.
+// sum the workers' published progress, sets the stop flag when `duration` has
+// passed, and is woken as soon as every worker has finished or one failed (the
+// last timeline interval ends there). An exception in any worker stops the others at their next
+// chunk and is rethrown by run_crew after every thread has joined.
 #pragma once
 
 #include <sched.h>
@@ -15,7 +16,9 @@
 #include <atomic>
 #include <barrier>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -49,14 +52,21 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
   std::vector<Slot> slots(static_cast<size_t>(n));
   std::atomic<bool> stop{false};
   std::atomic<bool> failed{false};
-  std::atomic<int> finished{0};
   std::exception_ptr error;
-  std::mutex error_mu;
+  int finished = 0;  // guarded by mu; the coordinator waits on `wake` for it
+  std::mutex mu;
+  std::condition_variable wake;
   const auto fail = [&](std::exception_ptr e) {
-    const std::lock_guard g(error_mu);
+    const std::lock_guard g(mu);
     if (!error) error = e;
     failed.store(true);
     stop.store(true);
+    wake.notify_all();
+  };
+  const auto finish = [&] {
+    const std::lock_guard g(mu);
+    ++finished;
+    wake.notify_all();
   };
   CrewRun run;
   run.thread_seconds.resize(n);
@@ -66,11 +76,15 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
 
   std::vector<std::jthread> threads;
   threads.reserve(static_cast<size_t>(n));
+  // Declared after `threads`, so destroyed first: whatever happens below, the
+  // workers see `stop` before they are joined.
+  const auto stop_all = [&](void*) { stop.store(true); };
+  const std::unique_ptr<void, decltype(stop_all)> stop_before_join(&stop, stop_all);
   for (int t = 0; t < n; ++t) {
     const auto body = [&, t] {
       try {
         run.thread_cpus[t] = apply_placement(placement, t);
-        setup(t);
+        if (!failed.load()) setup(t);
       } catch (...) {
         fail(std::current_exception());
       }
@@ -87,14 +101,14 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
           fail(std::current_exception());
         }
       }
-      finished.fetch_add(1);
+      finish();
     };
     try {
       threads.emplace_back(body);
     } catch (...) {  // cannot create thread t: the others must not wait for it
       fail(std::current_exception());
       for (int k = t; k < n; ++k) {
-        finished.fetch_add(1);
+        finish();
         start.arrive_and_drop();
       }
       break;
@@ -103,29 +117,38 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
 
   start.arrive_and_wait();
   const auto t0 = Clock::now();
-  if (timing.duration > 0 || timing.timeline_ms > 0) {
-    const auto deadline = timing.duration > 0
-                              ? t0 + std::chrono::duration_cast<Clock::duration>(
-                                         std::chrono::duration<double>(timing.duration))
-                              : Clock::time_point::max();
-    const auto tick = std::chrono::milliseconds(timing.timeline_ms > 0 ? timing.timeline_ms : 10);
-    uint64_t before = 0;
-    auto last = t0;
-    for (auto next = t0 + tick; finished.load() < n; next += tick) {
-      const auto wake = std::min(next, deadline);
-      std::this_thread::sleep_until(wake);
-      if (wake >= deadline) stop.store(true);
-      if (timing.timeline_ms > 0) {
-        uint64_t now_ops = 0;
-        for (const Slot& s : slots) now_ops += s.progress.load(std::memory_order_relaxed);
-        const auto now = Clock::now();
-        const double secs = std::chrono::duration<double>(now - last).count();
-        run.timeline.push_back(secs > 0 ? static_cast<double>(now_ops - before) / secs : 0.0);
-        before = now_ops;
-        last = now;
+  const auto deadline = timing.duration > 0
+                            ? t0 + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(timing.duration))
+                            : Clock::time_point::max();
+  const auto tick = std::chrono::milliseconds(timing.timeline_ms);
+  uint64_t before = 0;
+  auto last = t0;
+  for (auto next = timing.timeline_ms > 0 ? t0 + tick : Clock::time_point::max();;
+       next += timing.timeline_ms > 0 ? tick : Clock::duration::zero()) {
+    const auto until = std::min(next, deadline);
+    bool done;
+    {
+      std::unique_lock g(mu);
+      const auto ended = [&] { return finished == n || failed.load(); };
+      if (until == Clock::time_point::max()) {
+        wake.wait(g, ended);
+        done = true;
+      } else {
+        done = wake.wait_until(g, until, ended);
       }
-      if (stop.load()) break;
     }
+    if (!done && until >= deadline) stop.store(true);
+    if (timing.timeline_ms > 0) {
+      uint64_t now_ops = 0;
+      for (const Slot& s : slots) now_ops += s.progress.load(std::memory_order_relaxed);
+      const auto now = Clock::now();
+      const double secs = std::chrono::duration<double>(now - last).count();
+      run.timeline.push_back(secs > 0 ? static_cast<double>(now_ops - before) / secs : 0.0);
+      before = now_ops;
+      last = now;
+    }
+    if (done || stop.load()) break;
   }
   threads.clear();  // joins
   if (error) std::rethrow_exception(error);

@@ -1,6 +1,6 @@
 // One worker's timed phase: its slice of the operation stream, in chunks.
 //
-// Between chunks (every kChunk operations) the worker publishes its progress
+// Between chunks (every kChunk = 256 operations) the worker publishes its progress
 // (one relaxed store, read by the timeline sampler) and checks the stop flag
 // (one relaxed load, set when --duration expires or another worker failed).
 // Operations whose index is in `samples` are timed one by one, with a clock read
@@ -26,7 +26,7 @@ struct DriveControl {
   bool cyclic;  // replay the slice until stop (--duration)
 };
 
-inline constexpr size_t kChunk = 4096;
+inline constexpr size_t kChunk = 256;
 
 // `samples` holds ascending indices into `ops`.
 template <class DS, class Lock>

@@ -6,8 +6,10 @@
 //                   slot (pmem-volatile, pmem-persist, pmem-trans)
 //   pmemobj         libpmemobj PMEMmutex in the pool (the paper's choice for
 //                   pmem-persist and pmem-trans)
-//   rwlock-dram     pthread rwlock in DRAM: reads and scans share it
+//   rwlock-dram     pthread rwlock in DRAM: reads and scans share it, writers
+//                   are preferred
 //   rwlock-pmemobj  libpmemobj PMEMrwlock in the pool: reads and scans share it
+//                   (glibc's default kind: readers are preferred)
 //
 // A lock in the pool is initialised every time a run starts (pthread locks by
 // pthread_*_init, libpmemobj locks by zeroing): its state is never durable and a
@@ -99,8 +101,14 @@ class PthreadMutex {
 class PthreadRwLock {
  public:
   static constexpr bool kShared = true;
+  // Writers are preferred, so a read-heavy run cannot starve them (glibc's
+  // default, which PMEMrwlock keeps, prefers readers).
   explicit PthreadRwLock(void* slot) : l_(new (slot) pthread_rwlock_t) {
-    pthread_rwlock_init(l_, nullptr);
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(l_, &attr);
+    pthread_rwlockattr_destroy(&attr);
   }
   ~PthreadRwLock() { pthread_rwlock_destroy(l_); }
   PthreadRwLock(const PthreadRwLock&) = delete;

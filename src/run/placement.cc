@@ -7,6 +7,9 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <tuple>
@@ -76,8 +79,20 @@ std::vector<CpuInfo> describe(const std::vector<int>& cpus) {
 }  // namespace
 
 std::vector<int> numa_nodes() {
-  if (!have_numa()) return {0};
   std::vector<int> out;
+  if (!have_numa()) {  // the nodes still exist; this process just cannot set policies
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/sys/devices/system/node", ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.size() > 4 && name.rfind("node", 0) == 0 &&
+          name.find_first_not_of("0123456789", 4) == std::string::npos) {
+        out.push_back(std::stoi(name.substr(4)));
+      }
+    }
+    std::sort(out.begin(), out.end());
+    if (out.empty()) out.push_back(0);
+    return out;
+  }
   for (int n = 0; n <= numa_max_node(); ++n) {
     if (numa_bitmask_isbitset(numa_nodes_ptr, static_cast<unsigned>(n)) != 0) out.push_back(n);
   }
@@ -96,13 +111,13 @@ std::vector<int> current_cpus() {
 }
 
 Placement plan_placement(const PlacementRequest& req) {
-  if ((req.cpu_node || req.mem_node) && !have_numa()) {
-    throw UsageError(
-        "--cpu-node/--mem-node: NUMA is not available on this machine (libnuma: "
-        "numa_available() failed)");
-  }
   if (req.cpu_node) check_node("--cpu-node", *req.cpu_node);
   if (req.mem_node) check_node("--mem-node", *req.mem_node);
+  if ((req.cpu_node || req.mem_node) && !have_numa()) {
+    throw UsageError(
+        "--cpu-node/--mem-node: this process cannot set NUMA policies (libnuma: "
+        "numa_available() failed; a container without CAP_SYS_NICE?)");
+  }
 
   Placement p;
   p.mem_node = req.mem_node;
@@ -140,6 +155,13 @@ Placement plan_placement(const PlacementRequest& req) {
   return p;
 }
 
+void run_on_node(int node) {
+  if (numa_run_on_node(node) != 0) {
+    throw RuntimeError(
+        fmt::format("--cpu-node {}: cannot run on the node: {}", node, std::strerror(errno)));
+  }
+}
+
 void bind_memory(int node) {
   bitmask* bm = numa_allocate_nodemask();
   numa_bitmask_setbit(bm, static_cast<unsigned>(node));
@@ -153,7 +175,9 @@ void bind_memory(int node) {
 }
 
 std::vector<int> apply_placement(const Placement& placement, int t) {
-  const std::vector<int>& want = placement.thread_cpus[t];
+  const std::vector<int> want = static_cast<size_t>(t) < placement.thread_cpus.size()
+                                    ? placement.thread_cpus[t]
+                                    : std::vector<int>{};
   if (!want.empty()) {
     cpu_set_t set;
     CPU_ZERO(&set);

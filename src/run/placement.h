@@ -35,12 +35,16 @@ struct Placement {
 // the node's CPUs when cpu_node is given).
 Placement plan_placement(const PlacementRequest& req);
 
-// Binds the calling thread to placement.thread_cpus[t] and its allocations to
-// mem_node, then reads both back. Returns the CPUs the thread may run on.
+// Binds the calling thread to placement.thread_cpus[t] (none when t is past
+// its end) and its allocations to mem_node, then reads both back. Returns the
+// CPUs the thread may run on.
 std::vector<int> apply_placement(const Placement& placement, int t);
 
 // Restricts the calling thread's future allocations to `node` (MPOL_BIND).
 void bind_memory(int node);
+
+// Runs the calling thread on `node`'s CPUs.
+void run_on_node(int node);
 
 // NUMA nodes present on this machine, for messages and records.
 std::vector<int> numa_nodes();

@@ -137,20 +137,26 @@ struct Instance {
   }
 };
 
-// What one worker measured in its timed phase.
+// One worker's scratch buffer (allocated in set-up, never timed) and what it
+// measured in its timed phase.
 struct WorkerOut {
+  std::vector<char> buf;
   OpTally tally;
   CostCounters costs;
   LatencySet latency;
+
+  // A read copies one value; a scan every value it visits.
+  void prepare(const WorkloadSpec& spec) {
+    const uint32_t scan_max = spec.scanproportion > 0 ? spec.maxscanlength : 1;
+    buf.assign(size_t{spec.fieldlength} * scan_max, 0);
+  }
 };
 
 template <class DS, class Lock>
 void timed_drive(DS& ds, Lock& lock, const RunRequest& req, std::span<const Op> ops,
                  std::span<const uint64_t> samples, const DriveControl& ctl, WorkerOut& out) {
-  const uint32_t scan_max = req.spec->scanproportion > 0 ? req.spec->maxscanlength : 1;
-  std::vector<char> buf(size_t{req.spec->fieldlength} * scan_max);
   const CostCounters before = tl_costs;
-  drive(ds, lock, ops, samples, buf.data(), req.spec->fieldlength, ctl, out.tally, out.latency);
+  drive(ds, lock, ops, samples, out.buf.data(), req.spec->fieldlength, ctl, out.tally, out.latency);
   out.costs = tl_costs;
   out.costs -= before;
 }
@@ -206,7 +212,10 @@ RepResult run_instances(const RunRequest& req) {
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
   const CrewRun crew = run_crew(
       n, req.placement, req.timing,
-      [&](int t) { inst[t].build(req, *req.feeds[t].stream, parallel ? t : -1); },
+      [&](int t) {
+        outs[t].prepare(*req.spec);
+        inst[t].build(req, *req.feeds[t].stream, parallel ? t : -1);
+      },
       [&](int t, const DriveControl& ctl) {
         const Feed& f = req.feeds[t];
         NoLock none;
@@ -228,7 +237,11 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock&
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
   std::vector<detail::Slice> slices(static_cast<size_t>(n));
   const CrewRun crew = run_crew(
-      n, req.placement, req.timing, [&](int t) { slices[t] = detail::slice(req.feeds[0], t, n); },
+      n, req.placement, req.timing,
+      [&](int t) {
+        outs[t].prepare(*req.spec);
+        slices[t] = detail::slice(req.feeds[0], t, n);
+      },
       [&](int t, const DriveControl& ctl) {
         detail::timed_drive(*inst.ds, lock, req, slices[t].ops, slices[t].samples, ctl, outs[t]);
       });

@@ -135,19 +135,22 @@ def test_tiny_sweep_records_everything_with_sweep_ids(pmemids, tmp_path):
     r = sweep(pmemids, f)
     assert r.returncode == 0, r.describe()
     assert r.stdout == ""
-    recs = r.records
-    assert len(recs) == 4 * 2
+    recs = r.records  # per configuration: two repetitions and their aggregate
+    assert len(recs) == 4 * 3
     ids = Counter(rec["sweep"]["config_id"] for rec in recs)
-    assert len(ids) == 4 and set(ids.values()) == {2}
+    assert len(ids) == 4 and set(ids.values()) == {3}
     for i, rec in enumerate(recs):
         s = rec["sweep"]
         assert s["file"] == str(f) and s["scale"] == "default"
-        assert s["index"] == i // 2 and s["total"] == 4
-        assert s["record"] == i % 2 and s["records"] == 2
+        assert s["index"] == i // 3 and s["total"] == 4
+        assert s["record"] == i % 3 and s["records"] == 3
         assert len(s["config_id"]) == 16
         assert rec["config"]["recordcount"] == 500
-        assert rec["config"]["repetition"] == i % 2
-    assert [(rec["config"]["ds"], rec["config"]["mode"]) for rec in recs[::2]] == [
+        if i % 3 == 2:
+            assert rec["aggregate"] is True and rec["metrics"]["repetitions"] == 2
+        else:
+            assert rec["config"]["repetition"] == i % 3
+    assert [(rec["config"]["ds"], rec["config"]["mode"]) for rec in recs[::3]] == [
         ("btree", "dram"), ("btree", "pmem-persist"),
         ("rbtree", "dram"), ("rbtree", "pmem-persist")]
     # Progress on stderr, one line per configuration.
@@ -163,7 +166,7 @@ def test_tiny_sweep_records_everything_with_sweep_ids(pmemids, tmp_path):
     assert list(pmemids.pool_dir.iterdir()) == []
     # The dry run's ids agree with the records': a rerun finds everything done.
     again = sweep(pmemids, f)
-    assert again.returncode == 0 and len(again.records) == 8, again.describe()
+    assert again.returncode == 0 and len(again.records) == 12, again.describe()
     assert "4 already in" in again.stderr and "0 to run" in again.stderr
     dry = sweep(pmemids, f, "--dry-run", "--out", pmemids.out, pool=False)
     assert "4 already recorded" in dry.stderr, dry.describe()
