@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Configures and builds pmemids. Usage: scripts/build.sh [release|debug|tsan]
-# release -> build/, debug -> build-debug/, tsan -> build-tsan/ (ThreadSanitizer).
+# Configures and builds pmemids. Usage: scripts/build.sh [release|debug|tsan] [target...]
+# release -> build/, debug -> build-debug/, tsan -> build-tsan/ (ThreadSanitizer,
+# -O1); without targets, everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:-release}
+shift || true
 case "$kind" in
   release) dir=build; args=(-DCMAKE_BUILD_TYPE=Release) ;;
   debug) dir=build-debug; args=(-DCMAKE_BUILD_TYPE=Debug) ;;
-  tsan) dir=build-tsan; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPMEMIDS_TSAN=ON) ;;
+  tsan) dir=build-tsan; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DPMEMIDS_TSAN=ON) ;;
   *) echo "build.sh: unknown build kind '$kind' (release, debug, tsan)" >&2; exit 2 ;;
 esac
 cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
-ninja -C "$dir" >&2
+ninja -C "$dir" "$@" >&2

@@ -8,8 +8,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh release
 (cd build && ctest --output-on-failure -j2)
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPMEMIDS_TSAN=ON >/dev/null
-ninja -C build-tsan pmemids_thread_tests >&2
+scripts/build.sh tsan pmemids_thread_tests
 PMEM_IS_PMEM_FORCE=1 TSAN_OPTIONS="halt_on_error=1" build-tsan/pmemids_thread_tests --gtest_brief=1
 PMEMIDS_BIN="$PWD/build/pmemids" .venv/bin/python -m pytest -q tests/cli
 PMEMIDS_BIN="$PWD/build/pmemids" .venv/bin/python -m pytest -q tests/report

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "errors.h"
@@ -20,6 +21,13 @@ std::string PoolSpec::path() const {
 }
 
 std::string PoolSpec::layout() const { return fmt::format("pmemids/{}/{}/v2", ds, mode); }
+
+std::string resolve_pool_dir(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("PMEMIDS_POOL_DIR"); env != nullptr && *env != '\0') return env;
+  mkdir(kDefaultPoolDir, 0700);
+  return kDefaultPoolDir;
+}
 
 void check_pool_dir(const std::string& dir) {
   struct stat st {};

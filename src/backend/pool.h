@@ -34,6 +34,14 @@ struct PoolSpec {
 // Checks that dir exists, is a directory and is writable; UsageError otherwise.
 void check_pool_dir(const std::string& dir);
 
+// The embedded default pool directory: DRAM-backed, so PMEM is emulated there.
+inline constexpr const char* kDefaultPoolDir = "/dev/shm/pmemids";
+
+// The pool directory every command uses: `flag` when given, else
+// $PMEMIDS_POOL_DIR, else kDefaultPoolDir, which is created if missing (the
+// embedded default is ours to create; a directory the user names is not).
+std::string resolve_pool_dir(const std::string& flag);
+
 // An open libpmemobj pool. Closes on destruction; a pool it created is deleted
 // unless spec.keep (also when the run failed); a reopened pool is the user's
 // data and is never deleted.

@@ -80,13 +80,6 @@ std::vector<Mode> select_modes(const std::string& arg) {
   return out;
 }
 
-std::string resolve_pool_dir(const CrashCliOptions& o) {
-  if (!o.pool_dir.empty()) return o.pool_dir;
-  if (const char* env = std::getenv("PMEMIDS_POOL_DIR"); env != nullptr && *env != '\0') return env;
-  mkdir("/dev/shm/pmemids", 0700);  // the embedded default is ours to create, as in run
-  return "/dev/shm/pmemids";
-}
-
 // The run's private directory under the pool directory, removed afterwards.
 class WorkDir {
  public:
@@ -152,7 +145,7 @@ void crash(const CrashCliOptions& o) {
         "operationcount <= 200000");
   }
 
-  const std::string pool_dir = resolve_pool_dir(o);
+  const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
   const PmemProbe probe = probe_pool_dir(pool_dir);
   const Stream stream = generate(spec, spec.seed);

@@ -25,7 +25,6 @@
 namespace pmemids {
 namespace {
 
-constexpr const char* kDefaultPoolDir = "/dev/shm/pmemids";
 // Fraction of operations whose latency is timed unless --latency-sample says
 // otherwise; docs/performance.md records what it costs.
 constexpr double kDefaultLatencySample = 0.01;
@@ -79,13 +78,6 @@ uint64_t parse_size(const std::string& s) {
         fmt::format("--pool-size '{}': expected a positive size such as 512M or 4G", s));
   }
   return v * mult;
-}
-
-std::string resolve_pool_dir(const RunOptions& o) {
-  if (!o.pool_dir.empty()) return o.pool_dir;
-  if (const char* env = std::getenv("PMEMIDS_POOL_DIR"); env != nullptr && *env != '\0') return env;
-  mkdir(kDefaultPoolDir, 0700);  // the embedded default is ours to create
-  return kDefaultPoolDir;
 }
 
 std::string workload_name(const WorkloadSpec& spec) {
@@ -170,7 +162,7 @@ void run(const RunOptions& o) {
                                               .mem_node = o.mem_node,
                                               .threads = o.threads});
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
-  const std::string pool_dir = resolve_pool_dir(o);
+  const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
 
   if (!optimized_build()) {

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "backend/pool.h"
 #include "errors.h"
 #include "sweep/records.h"
 #include "sweep/resume.h"
@@ -93,14 +94,9 @@ void remove_stale_temps(const std::string& out) {
   }
 }
 
-// `run`'s choice when no pool directory is given (run_command.cc).
-constexpr const char* kRunDefaultPoolDir = "/dev/shm/pmemids";
-
 std::string base_pool_dir(const Configuration& c, const std::string& sweep_pool_dir) {
   if (const Value* v = c.option("pool-dir")) return value_text(*v);
-  if (!sweep_pool_dir.empty()) return sweep_pool_dir;
-  if (const char* env = std::getenv("PMEMIDS_POOL_DIR"); env != nullptr && *env != '\0') return env;
-  return kRunDefaultPoolDir;
+  return resolve_pool_dir(sweep_pool_dir);
 }
 
 // Every base pool directory exists (`run`'s default one is created, as `run` does).
@@ -109,7 +105,6 @@ void check_pool_dirs(const SweepSpec& spec, const std::vector<Configuration>& co
   std::set<std::string> bases;
   for (const auto& c : configs) bases.insert(base_pool_dir(c, sweep_pool_dir));
   for (const auto& b : bases) {
-    if (b == kRunDefaultPoolDir) mkdir(b.c_str(), 0700);
     std::error_code ec;
     if (!fs::is_directory(b, ec)) {
       throw UsageError(
