@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/lists.h"
 #include "crash/crash_registry.h"
 #include "errors.h"
 #include "run/context.h"
@@ -50,19 +51,9 @@ const char* const kDefaultProperties[] = {
     "requestdistribution=uniform",
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1) {
-    parts.push_back(s.substr(start, comma - start));
-  }
-  parts.push_back(s.substr(start));
-  return parts;
-}
-
 std::vector<Mode> select_modes(const std::string& arg) {
   std::vector<Mode> out;
-  for (const auto& name : split(arg)) {
+  for (const auto& name : split_list(arg)) {
     if (name == "dram" || name == "pmem-volatile") {
       throw UsageError(fmt::format(
           "--mode {}: nothing to crash-test (it keeps nothing); use pmem-persist or pmem-trans",
@@ -130,7 +121,7 @@ void crash(const CrashCliOptions& o) {
   if (o.all) {
     for (const auto& e : crash_registry()) structures.push_back(&e);
   } else {
-    for (const auto& name : split(o.ds)) structures.push_back(&find_crash_entry(name));
+    for (const auto& name : split_list(o.ds)) structures.push_back(&find_crash_entry(name));
   }
   const std::vector<Mode> modes = select_modes(o.mode);
 

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "cli/commands.h"
+#include "cli/lists.h"
 #include "cli/run_options.h"
 #include "errors.h"
 #include "run/context.h"
@@ -30,16 +31,6 @@ namespace {
 constexpr double kDefaultLatencySample = 0.01;
 constexpr uint64_t kSampleSeedSalt = 0x6c6174656e637921ULL;  // "latency!"
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1) {
-    parts.push_back(s.substr(start, comma - start));
-  }
-  parts.push_back(s.substr(start));
-  return parts;
-}
-
 std::vector<const DsEntry*> select_structures(const std::string& arg) {
   std::vector<const DsEntry*> out;
   if (arg == "all") {
@@ -48,14 +39,14 @@ std::vector<const DsEntry*> select_structures(const std::string& arg) {
     }
     return out;
   }
-  for (const auto& name : split(arg)) out.push_back(&find_ds(name));
+  for (const auto& name : split_list(arg)) out.push_back(&find_ds(name));
   return out;
 }
 
 std::vector<Mode> select_modes(const std::string& arg) {
   if (arg == "all") return {std::begin(kAllModes), std::end(kAllModes)};
   std::vector<Mode> out;
-  for (const auto& name : split(arg)) out.push_back(find_mode(name));
+  for (const auto& name : split_list(arg)) out.push_back(find_mode(name));
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "cli/lists.h"
 #include "errors.h"
 #include "run/registry.h"
 #include "workload/properties.h"
@@ -12,20 +13,10 @@
 namespace pmemids::sweep {
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1) {
-    parts.push_back(s.substr(start, comma - start));
-  }
-  parts.push_back(s.substr(start));
-  return parts;
-}
-
 // `run` takes a name, a comma list of names, or `all`.
 void check_names(const std::string& value, void (*find)(std::string_view)) {
   if (value == "all") return;
-  for (const auto& name : split(value)) find(name);
+  for (const auto& name : split_list(value)) find(name);
 }
 
 std::string where(const Configuration& c, size_t total) {
