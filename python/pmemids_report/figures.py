@@ -20,8 +20,9 @@ stats.configurations; "single" means thread_mode single, the default):
   fig9_numa            single-thread configurations with a NUMA placement, when
                        both local (cpu_node == mem_node) and remote exist: one panel
                        per workload, structures along x, bars per mode, remote hatched
-  latency_<op>         configurations with sampled latencies of <op>: one panel per
-                       structure, percentiles along x, one line per mode
+  latency_<op>         configurations with sampled latencies of <op> (the single-thread
+                       ones without NUMA placement when there are any): one panel
+                       per structure, percentiles along x, one line per mode
   timeline             run records with timeline_ops_per_sec: one panel per
                        structure, throughput over time, one line per repetition
 
@@ -68,7 +69,9 @@ def select(confs: pd.DataFrame, run_rows: pd.DataFrame) -> list[FigureSpec]:
     for workload, df in _by_workload(confs[confs["thread_mode"] == "concurrent"]):
         specs += _fig7(workload, df) + _fig8(workload, df)
     specs += _fig9(single[single["locality"].map(lambda v: not missing(v))])
-    specs += _latency(confs)
+    # Latency percentiles of the single-thread (unplaced) runs when there are
+    # any: one figure per operation type instead of one per thread setting.
+    specs += _latency(confs, preferred=unbound if len(unbound) else single)
     specs += _timeline(run_rows)
     return specs
 
@@ -143,7 +146,7 @@ def _fig9(df: pd.DataFrame) -> list[FigureSpec]:
         for settings, part in split(df, ["workload", "ds", "mode", "locality"])]
 
 
-def _latency(confs: pd.DataFrame) -> list[FigureSpec]:
+def _latency(confs: pd.DataFrame, preferred: pd.DataFrame) -> list[FigureSpec]:
     specs = []
     for op in OP_TYPES:
         cols = [f"latency_{op}_{p}_ns" for p, _ in PERCENTILES]
@@ -151,6 +154,9 @@ def _latency(confs: pd.DataFrame) -> list[FigureSpec]:
         if not present:
             continue
         sampled = confs[confs[present].notna().any(axis=1)]
+        first = sampled[sampled.index.isin(preferred.index)]
+        if len(first):
+            sampled = first
         for settings, part in split(sampled, ["ds", "mode"]):
             specs.append(FigureSpec(
                 _id(f"latency_{op}", settings), _title(f"{op} latency percentiles{_setup(part)}", settings),
