@@ -106,9 +106,6 @@ void check_thread_options(const RunOptions& o, ThreadMode tm, const std::vector<
     }
     for (Mode m : modes) find_lock(o.lock, m);
   }
-  if (o.reopen && o.duration > 0) {
-    throw UsageError("--duration replays inserts cyclically; it cannot be combined with --reopen");
-  }
 }
 
 // Indices of the operations whose latency is timed: each independently with

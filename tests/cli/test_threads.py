@@ -81,7 +81,6 @@ def test_single_thread_records_no_lock(pmemids):
     (["--mode", "dram", "--threads", "2"], ["--threads 2 needs --thread-mode"]),
     (["--mode", "dram", "--thread-mode", "bogus"], ["--thread-mode"]),
     (["--mode", "dram", "--pin", "everywhere"], ["--pin"]),
-    (["--mode", "pmem-persist", "--reopen", "--duration", "1"], ["--duration", "--reopen"]),
 ])
 def test_thread_option_errors_are_usage_errors(pmemids, args, needles):
     r = pmemids.run("--ds", "hashtable", *args, *TINY)
@@ -127,6 +126,14 @@ def test_compact_pinning_gives_each_thread_its_own_cpu(pmemids):
     assert len({c[0] for c in cpus}) == n
     assert all(c[0] in os.sched_getaffinity(0) for c in cpus)
     assert all(t["start_cpu"] == t["cpus"][0] for t in rec["metrics"]["per_thread"])
+
+
+def test_duration_on_a_reopened_pool(pmemids, pool_dir):
+    expect_ok(pmemids.run("--ds", "bplustree", "--mode", "pmem-persist", "--keep-pool", *TINY))
+    r = pmemids.run("--ds", "bplustree", "--mode", "pmem-persist", "--reopen", "--duration", "0.2",
+                    *TINY)
+    [rec] = expect_ok(r)
+    assert rec["metrics"]["ops"] > 500 and rec["metrics"]["recovery_seconds"] > 0
 
 
 def test_duration_replays_the_stream_and_timeline_covers_it(pmemids):
