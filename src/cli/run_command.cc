@@ -26,9 +26,6 @@
 namespace pmemids {
 namespace {
 
-// Fraction of operations whose latency is timed unless --latency-sample says
-// otherwise; docs/performance.md records what it costs.
-constexpr double kDefaultLatencySample = 0.01;
 constexpr uint64_t kSampleSeedSalt = 0x6c6174656e637921ULL;  // "latency!"
 
 std::vector<const DsEntry*> select_structures(const std::string& arg) {

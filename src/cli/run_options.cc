@@ -1,5 +1,7 @@
 #include "cli/run_options.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 
 namespace pmemids {
@@ -62,7 +64,9 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                   "Record throughput per interval of this many milliseconds")
       ->check(CLI::Range(1, 3600000));
   sub->add_option("--latency-sample", o.latency_sample,
-                  "Fraction of operations whose latency is timed (0 disables; default 0.01)")
+                  fmt::format("Fraction of operations whose latency is timed (0 disables; "
+                              "default {})",
+                              kDefaultLatencySample))
       ->check([](const std::string& v) -> std::string {
         const double r = std::strtod(v.c_str(), nullptr);
         return r == 0 || (r >= 1e-9 && r <= 1) ? "" : "a fraction in [1e-9, 1], or 0 to disable";

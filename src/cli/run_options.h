@@ -10,6 +10,10 @@
 
 namespace pmemids {
 
+// Fraction of operations whose latency is timed unless --latency-sample says
+// otherwise; docs/performance.md records what it costs.
+inline constexpr double kDefaultLatencySample = 0.01;
+
 struct RunOptions {
   std::string ds;
   std::string mode;
