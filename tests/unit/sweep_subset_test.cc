@@ -89,7 +89,7 @@ TEST_P(SweepShard, AssignmentDoesNotDependOnExpansionOrder) {
 
 INSTANTIATE_TEST_SUITE_P(Counts, SweepShard, ::testing::Values(1u, 2u, 3u, 7u, 54u, 60u));
 
-TEST(SweepShard, ParsesKOverN) {
+TEST(SweepShardText, ParsesKOverN) {
   const Shard s = parse_shard("2/5");
   EXPECT_EQ(s.index, 2u);
   EXPECT_EQ(s.count, 5u);

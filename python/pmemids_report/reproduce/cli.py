@@ -4,7 +4,7 @@
     pmemids reproduce --check [ID...]               every claim file validates, its sweeps expand
     pmemids reproduce ID [ID...] [--scale S] [--out DIR]
     pmemids reproduce --all [--scale S] [--out DIR]
-    pmemids reproduce ID... --from FILE|DIR...      evaluate existing records (merged shards), run nothing
+    pmemids reproduce ID... --from FILE|DIR         evaluate existing records (merged shards), run nothing
 
 Running a claim: for each of its sweeps, `pmemids sweep FILE --scale S --out
 DIR/S/<sweep name>.jsonl [--only ...]` (resumable by the sweep's own resume: a second
@@ -69,8 +69,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="the sweeps' scale: quick (about a minute per claim), default, paper")
     p.add_argument("--out", type=Path, default=Path("results/reproduce"), metavar="DIR",
                    help="records, verdicts and report go to DIR/<scale>/ (default results/reproduce)")
-    p.add_argument("--from", dest="sources", nargs="+", metavar="FILE|DIR",
-                   help="evaluate these records (e.g. merged shards) instead of running sweeps")
+    p.add_argument("--from", dest="sources", action="append", metavar="FILE|DIR",
+                   help="evaluate these records (e.g. a directory of merged shards) instead of "
+                        "running sweeps; repeatable")
     p.add_argument("--pool-dir", metavar="DIR", help="passed to pmemids sweep")
     p.add_argument("--claims", type=Path, metavar="DIR", help="claim files (default <repo>/reproduce)")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
