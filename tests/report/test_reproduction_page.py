@@ -79,7 +79,7 @@ def test_readme_table_is_spliced_between_its_markers(tmp_path, capsys):
     assert text.startswith("intro\n<!-- reproduce-table:begin -->\n2 claims at scale quick, measured on vm (emulated PMEM)")
     assert "stale table" not in text and text.endswith("<!-- reproduce-table:end -->\noutro\n")
     assert "regenerate with `scripts/reproduce-table.sh quick`" in text
-    assert "| 001-O4 | §V-B | reproduced | 0.5x \\| 1 group | seed figure of 001-O4 |" in text
+    assert "| 001-O4 | §V-B | reproduced | 0.5x \\| 1 group |" in text
     assert "| 003-missrate |" in text and "| old |" not in text
     # Again: the same table, not a second one.
     assert table.main([str(v), "--readme", str(readme)]) == 0

@@ -2,7 +2,8 @@
 
     python -m pmemids_report.reproduce.table VERDICTS [--readme README.md] [--command TEXT]
 
-Prints a Markdown table (the last verdict of each claim, by id) or, with --readme,
+Prints a Markdown table (the last verdict of each claim, by id: its section, verdict and
+our numbers; the seed's figures are on the report's reproduction page) or, with --readme,
 replaces what lies between the README's `<!-- reproduce-table:begin -->` and
 `<!-- reproduce-table:end -->` lines with it. scripts/reproduce-table.sh runs the claims
 and then this. Exit 2 with a message for a missing file, a record that is not a
@@ -41,6 +42,11 @@ def latest(path: Path) -> list[dict]:
     return [last[k] for k in sorted(last)]
 
 
+def _span(values: list[float]) -> str:
+    lo, hi = min(values), max(values)
+    return f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}"
+
+
 def _cell(text) -> str:
     return (str(text) if text else "–").replace("|", "\\|").replace("\n", " ")
 
@@ -53,14 +59,13 @@ def markdown(verdicts: list[dict], command: str | None) -> str:
     loads = [v["load_average"][0] for v in verdicts if v.get("load_average") and v.get("hosts")]
     head = (f"{len(verdicts)} claims at scale {', '.join(scales)}"
             + (f", measured on {', '.join(hosts)} ({', '.join(pmem)} PMEM)" if hosts else "")
-            + (f", load average {min(loads):g}-{max(loads):g} at the verdicts" if loads else "")
+            + (f", load average {_span(loads)} when decided" if loads else "")
             + (f", {stamp}" if stamp else "")
             + (f"; regenerate with `{command}`" if command else "") + ".")
-    rows = ["| claim | seed, section | verdict | ours | seed's figure |", "| --- | --- | --- | --- | --- |"]
+    rows = ["| claim | seed, section | verdict | ours (per check) |", "| --- | --- | --- | --- |"]
     for v in verdicts:
         c = v["claim"]
-        rows.append(f"| {c['id']} | {_cell(c['section'])} | {_cell(v['verdict'])} | {_cell(v.get('ours'))} "
-                    f"| {_cell(c.get('seed_says'))} |")
+        rows.append(f"| {c['id']} | {_cell(c['section'])} | {_cell(v['verdict'])} | {_cell(v.get('ours'))} |")
     return head + "\n\n" + "\n".join(rows) + "\n"
 
 
