@@ -7,6 +7,7 @@ METRICS: numeric fields of a record's `metrics` object, by where they come from.
   issue N   named by that issue's contract for a command or option still to land
             (persistence domains 13, micro-benchmarks 14, combining stacks 16, counters
             19); when it lands, its real records are checked the same way
+COSTS, the per-operation costs among them, are the report's cost columns (stats.py).
 Per-operation-type metrics are patterns: <op>_ops, <op>_found, <op>_not_found and
 latency_<op>_<stat> for every operation type.
 
@@ -21,12 +22,13 @@ import re
 
 from .style import OP_TYPES, PERCENTILES
 
+# The per-operation costs of a run record (the report's cost columns).
+COSTS = ["persists_per_op", "flushed_lines_per_op", "tx_per_op", "tx_bytes_per_op",
+         "allocs_per_op", "frees_per_op", "translations_per_op"]
 METRICS: dict[str, str] = {
     **{k: "run" for k in [
         "ops", "seconds", "ops_per_sec", "wall_ops_per_sec", "load_ops", "load_seconds",
-        "open_seconds", "recovery_seconds", "pool_bytes", "persists_per_op",
-        "flushed_lines_per_op", "tx_per_op", "tx_bytes_per_op", "allocs_per_op",
-        "frees_per_op", "translations_per_op"]},
+        "open_seconds", "recovery_seconds", "pool_bytes", *COSTS]},
     **{k: "issue 13" for k in ["fences_per_op", "flushes_elided_per_op"]},
     **{k: "issue 14" for k in [
         "ns_per_op", "gib_per_sec", "flushes_issued", "fences_issued", "ewr", "rwr"]},
