@@ -367,4 +367,4 @@ def test_missing_file_is_exit_2(pmemids, tmp_path):
 def test_unknown_scale_is_exit_2(pmemids):
     r = pmemids("sweep", SWEEPS / "fig3-single-thread.toml", "--scale", "huge", "--dry-run")
     assert r.returncode == 2, r.describe()
-    assert "scale: no [scale.huge]" in r.stderr and "accepted: default, paper" in r.stderr
+    assert "scale: no [scale.huge]" in r.stderr and "accepted: default, quick, paper" in r.stderr
