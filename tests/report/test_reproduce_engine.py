@@ -228,7 +228,36 @@ def test_hosts_are_kept_apart(tmp_path):
              {("alpha", "pmem-persist"), ("beta", "pmem-trans")}]
     df, _ = frame(tmp_path, split, name="split.jsonl")
     g = decide(TRANS_BELOW_PERSIST, df).groups[0]
-    assert g.note == "across hosts alpha, beta" and g.status == "fails"
+    assert g.note == "across hosts beta, alpha" and g.status == "fails"  # the trans side's host first
+
+
+def test_a_sweep_resumed_after_a_rebuild_compares_the_latest_build(tmp_path):
+    """The same configuration recorded by two builds is never pooled: with both builds on
+    both sides each is its own group; otherwise each side keeps its most recent build."""
+    recs = []
+    for rev, stamp, trans in [("aaaa", "2026-01-01T00:00:00Z", 2e6), ("bbbb", "2026-02-01T00:00:00Z", 4e5)]:
+        for r in noisy("btree", "pmem-persist", 1e6, 0.01, seed=rev) + noisy("btree", "pmem-trans", trans, 0.01, seed=rev):
+            r["context"].update(git_revision=rev, timestamp=stamp)
+            recs.append(r)
+    df, _ = frame(tmp_path, recs)
+    res = decide(TRANS_BELOW_PERSIST, df)
+    assert [(g.label, g.status) for g in res.groups] == [("ds=btree (git aaaa)", "fails"), ("ds=btree (git bbbb)", "holds")]
+    # A build shared by both sides is preferred to mixing builds.
+    partial = [r for r in recs if not (r["context"]["git_revision"] == "bbbb" and r["config"]["mode"] == "pmem-trans")]
+    df, _ = frame(tmp_path, partial, name="partial.jsonl")
+    assert [g.label for g in decide(TRANS_BELOW_PERSIST, df).groups] == ["ds=btree (git aaaa)"]
+    # No build in common: each side keeps its most recent build, and the group says so.
+    apart = [r for r in recs if (r["context"]["git_revision"], r["config"]["mode"]) in
+             {("aaaa", "pmem-trans"), ("aaaa", "pmem-persist"), ("bbbb", "pmem-persist")}
+             and not (r["context"]["git_revision"] == "aaaa" and r["config"]["mode"] == "pmem-persist")]
+    apart += [r for r in recs if r["context"]["git_revision"] == "aaaa" and r["config"]["mode"] == "pmem-persist"
+              and r["config"]["repetition"] == 0]
+    for r in apart[-1:]:
+        r["context"]["git_revision"] = "0000"
+        r["context"]["timestamp"] = "2025-12-01T00:00:00Z"
+    df, _ = frame(tmp_path, apart, name="apart.jsonl")
+    (g,) = decide(TRANS_BELOW_PERSIST, df).groups
+    assert g.note == "across builds aaaa, bbbb" and g.n == (5, 5) and g.estimate == pytest.approx(2.0, rel=0.05)
 
 
 # ------------------------------------------------------------------ verdicts

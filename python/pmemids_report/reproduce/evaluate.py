@@ -8,10 +8,12 @@ checked metric added. For a check:
    workload by file name, `none` an absent field); by=[...] splits them into groups.
    A by-key a selection pins to one value matches every group for that selection
    (ratio(select(threads=2|4), select(threads=1), by=[threads]): each count vs one).
-2. In each group each selection must hold one configuration. When a selection holds
-   the same configuration from several hosts, the group is split per host the two
-   selections share; when they share none, the group compares across hosts and says so.
-   Any other ambiguity is an EvaluationError naming the fields that differ.
+2. Records of different hosts, builds (git revision) or PMEM kinds are never pooled: a
+   group is split per such context all its selections have ("ds=btree (on alpha)");
+   when they share none (shards run on different machines, a sweep resumed after a
+   rebuild), it compares across them, each selection keeping its most recent context,
+   and says so. Then each selection must hold one configuration; any other ambiguity
+   is an EvaluationError naming the fields that differ.
 3. Per group, a two-sided confidence interval of the statistic over the repetitions:
      ratio     Welch's t interval of mean(log A) - mean(log B), exponentiated: the ratio
                of geometric means (values must be > 0)
@@ -184,15 +186,44 @@ def _one_configuration(rows: pd.DataFrame, sel: Selection, label: str) -> None:
         f"{', '.join(keys)}; add them to select(...) or by=[...]")
 
 
-def _split_hosts(sides: list[pd.DataFrame]) -> list[tuple[str, list[pd.DataFrame]]]:
-    """(host note, sides) pairs: one per host all sides share, or one across hosts."""
-    hosts = [set(s["hostname"].map(_show)) for s in sides]
-    if all(len(h) == 1 for h in hosts) and len(set.union(*hosts)) == 1:
-        return [("", sides)]
-    common = set.intersection(*hosts)
+CONTEXT_KEYS = ("hostname", "git_revision", "pmem")
+CONTEXT_WORDS = {"hostname": "on {}", "git_revision": "git {}", "pmem": "{} PMEM"}
+CONTEXT_PLURALS = {"hostname": "hosts", "git_revision": "builds", "pmem": "PMEM kinds"}
+
+
+def _context(rows: pd.DataFrame) -> pd.Series:
+    return rows.apply(lambda r: tuple(_show(r.get(k)) for k in CONTEXT_KEYS), axis=1) \
+        if len(rows) else pd.Series([], dtype=object)
+
+
+def _context_text(contexts: list[tuple], which: tuple) -> str:
+    """The parts of `which` that differ among `contexts`: "on alpha", "git 1a2b3c"."""
+    varying = [i for i in range(len(CONTEXT_KEYS)) if len({c[i] for c in contexts}) > 1]
+    return ", ".join(CONTEXT_WORDS[CONTEXT_KEYS[i]].format(which[i]) for i in varying)
+
+
+def _split_context(sides: list[pd.DataFrame]) -> list[tuple[str, str, list[pd.DataFrame]]]:
+    """(label suffix, note, sides): records of different hosts, builds or PMEM kinds are
+    never pooled. One part per context every side has; when they share none, one part
+    across contexts, each side keeping its most recent context (by record timestamp)."""
+    ctx = [_context(s) for s in sides]
+    sets = [set(c) for c in ctx]
+    everything = sorted(set.union(*sets))
+    if len(everything) == 1:
+        return [("", "", sides)]
+    common = sorted(set.intersection(*sets))
     if common:
-        return [(f"on {h}", [s[s["hostname"].map(_show) == h] for s in sides]) for h in sorted(common)]
-    return [(f"across hosts {', '.join(sorted(set.union(*hosts)))}", sides)]
+        return [(_context_text(everything, c), "", [s[k == c] for s, k in zip(sides, ctx)])
+                for c in common]
+    kept = []
+    for s, k in zip(sides, ctx):
+        latest = max(set(k), key=lambda c: s[k == c]["timestamp"].max() if "timestamp" in s else "")
+        kept.append(s[k == latest])
+    used = [_context(s).iloc[0] for s in kept]
+    note = "across " + "; ".join(
+        f"{CONTEXT_PLURALS[k]} {', '.join(c[i] for c in used)}" for i, k in enumerate(CONTEXT_KEYS)
+        if len({c[i] for c in used}) > 1)
+    return [("", note, kept)]
 
 
 def _values(rows: pd.DataFrame, metric: str) -> list[float]:
@@ -272,15 +303,14 @@ def evaluate(check: Check, rows: pd.DataFrame, seed_values: dict | None = None,
             groups.append(Group(label, seed_key, note="no records for " + " and ".join(missing),
                                 seed_value=seed_values.get(seed_key)))
             continue
-        for note, host_parts in _split_hosts(parts):
-            glabel = f"{label} ({note})" if note.startswith("on ") else label
-            for sel, part in zip(check.selections, host_parts):
+        for suffix, note, ctx_parts in _split_context(parts):
+            glabel = f"{label} ({suffix})" if suffix else label
+            for sel, part in zip(check.selections, ctx_parts):
                 _one_configuration(part, sel, glabel)
-            xs = [_values(p, check.metric) for p in host_parts]
+            xs = [_values(p, check.metric) for p in ctx_parts]
             g = Group(glabel, seed_key, n=tuple(len(x) for x in xs),
                       mean=tuple(sum(x) / len(x) if x else math.nan for x in xs),
-                      cv=tuple(_cv(x) for x in xs), note=note if not note.startswith("on ") else "",
-                      seed_value=seed_values.get(seed_key))
+                      cv=tuple(_cv(x) for x in xs), note=note, seed_value=seed_values.get(seed_key))
             groups.append(g)
             if any(not x for x in xs):
                 g.note = f"{check.metric} not observed"

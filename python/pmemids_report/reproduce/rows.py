@@ -2,7 +2,8 @@
 
 run_rows: the report's run rows (stats.runs: one per repetition, the configuration's
 identity in columns, context hostname/pmem/git_revision included) plus a column per
-metric the claims name, taken from the record ("a/b": metric a over metric b). skipped_rows: one per configuration recorded
+metric the claims name, taken from the record ("a/b": metric a over metric b), and the
+context's timestamp. skipped_rows: one per configuration recorded
 as skipped or failed, its config fields and `reason`.
 
 Only records of the claim's sweeps are used: a record stamped by `pmemids sweep`
@@ -35,9 +36,11 @@ def run_rows(records: list[Record], metrics: set[str]) -> pd.DataFrame:
     rows = stats.runs(records)
     if rows.empty:
         return rows
-    data = {(r.file, r.line): r.data["metrics"] for r in records if r.kind == "run"}
+    by_line = {(r.file, r.line): r.data for r in records if r.kind == "run"}
+    keys = list(zip(rows["file"], rows["line"]))
     for m in sorted(metrics):
-        rows[m] = [_metric(data[(f, l)], m) for f, l in zip(rows["file"], rows["line"])]
+        rows[m] = [_metric(by_line[k]["metrics"], m) for k in keys]
+    rows["timestamp"] = [str(by_line[k]["context"].get("timestamp", "")) for k in keys]
     return rows
 
 
