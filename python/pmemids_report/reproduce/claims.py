@@ -22,10 +22,8 @@
     media = true                      # a property of Optane media: on emulated PMEM the verdict is
                                       # "media property: not expected on emulated PMEM"
 
-    [minutes]                         # rough wall time per scale on a 2-core machine, for --list
-    quick = 1
-    default = 6
-    paper = 300
+    [minutes]                         # wall time per scale on the development machine, for --list
+    quick = 1                         # (docs/reproduce.md says how they were measured)
 
     [[sweep]]                         # one or more sweeps whose records the checks read
     file = "sweeps/fig3-single-thread.toml"   # relative to the claim file's directory or a parent
@@ -35,7 +33,7 @@
     what = "..."                      # the check in words
     predicate = "ratio(...) < 1 for all"      # predicate.py
     seed_figure = "..."               # optional: the seed's figure for this check
-    seed_values = { btree = 0.45 }    # optional: the seed's value per group label
+    seed_values = { bplustree = 1.294 }   # optional: the seed's value per group label
 
 load(path) validates everything it can without the binary (schema, predicate syntax,
 metric names against fields.py) and raises ClaimError "<file>: <what>" otherwise.
@@ -54,7 +52,6 @@ from .predicate import Check, PredicateError, parse
 SEEDS = ("001", "002", "003", "004")
 SCALES = ("quick", "default", "paper")
 CAUSES = ("software", "cpu-cache", "prefetcher", "memory-controller", "media", "numa")
-BUILT_IN_COMMANDS = ("run", "sweep")
 
 _TOP = {"id", "seed", "section", "claim", "cause", "figure", "seed_says", "scales", "needs",
         "minutes", "sweep", "check"}
