@@ -1,9 +1,10 @@
-"""CLI tests for `pmemids stream`, runs of recorded traces (tracefile=, traceload=)
-and the recorded request generator."""
+"""CLI tests for `pmemids stream`, runs of recorded traces (tracefile=, traceload=),
+the recorded request generator, and `pmemids compare`."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,66 @@ def test_records_name_the_generator_that_ran(pmemids, workload, dist, generator)
                                   WORKLOADS / workload, *TINY))
     assert (rec["config"]["requestdistribution"], rec["config"]["request_generator"]) == \
            (dist, generator)
+
+
+# ------------------------------------------------------------------ compare
+
+def run_record(ds: str, ops_per_sec: float, rep: int, seed: int) -> dict:
+    return {"schema_version": 1, "context": {"timestamp": f"t{rep}"},
+            "config": {"ds": ds, "mode": "dram", "workload": "w", "threads": 1, "seed": seed,
+                       "stream_seeds": [seed], "repetition": rep, "pool_dir": f"/p{seed}"},
+            "metrics": {"ops_per_sec": ops_per_sec, "persists_per_op": 0.0,
+                        "flushed_lines_per_op": None}}
+
+
+def write_records(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_compare_of_a_file_with_itself_has_too_few_repetitions(pmemids, out_path, tmp_path):
+    expect_ok(pmemids.run("--ds", "hashtable", "--mode", "pmem-trans", *TINY))
+    copy = tmp_path / "copy.jsonl"
+    shutil.copy(out_path, copy)
+    r = pmemids("compare", out_path, copy)
+    assert r.returncode == 0, r.describe()
+    assert "hashtable pmem-trans" in r.stdout
+    assert "too few repetitions for alpha 0.05: need at least 4 per side" in r.stdout
+    assert "flushed_lines" in r.stdout and "tx_bytes" in r.stdout
+
+
+def test_compare_verdicts_json_and_regression_exit(pmemids, tmp_path):
+    base = write_records(tmp_path / "base.jsonl",
+                         [run_record("hashtable", 100 + i, i, i) for i in range(5)] +
+                         [run_record("btree", 50, 0, 1)])
+    new = write_records(tmp_path / "new.jsonl",
+                        [run_record("hashtable", 80 + i, i, 10 + i) for i in range(5)] +
+                        [run_record("rbtree", 50, 0, 1)])
+    r = pmemids("compare", base, new)
+    assert r.returncode == 0, r.describe()
+    [row] = [l for l in r.stdout.splitlines() if l.startswith("hashtable")]
+    assert row.split()[-1] == "slower" and "0.804" in row, r.stdout
+    assert "only in BASE (not compared): btree dram w" in r.stdout
+    assert "only in NEW (not compared): rbtree dram w" in r.stdout
+
+    j = json.loads(pmemids("compare", base, new, "--json").stdout)
+    [c] = j["configurations"]
+    assert (c["verdict"], c["base"]["n"], c["new"]["n"]) == ("slower", 5, 5)
+    assert c["p_value"] == pytest.approx(2 / 252)
+    assert c["new"]["costs"]["flushed_lines_per_op"] is None
+    assert j["only_in_base"] == ["btree dram w"] and j["only_in_new"] == ["rbtree dram w"]
+
+    r = pmemids("compare", base, new, "--fail-on-regression", "10")
+    assert r.returncode == 3, r.describe()
+    assert "hashtable dram w: 19.6% slower" in r.stderr
+    assert pmemids("compare", base, new, "--fail-on-regression", "25").returncode == 0
+
+
+def test_compare_refuses_files_that_are_not_results(pmemids, tmp_path):
+    good = write_records(tmp_path / "good.jsonl", [run_record("hashtable", 1, 0, 0)])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(run_record("hashtable", 1, 0, 0)) + "\nnot json\n")
+    expect_usage_error(pmemids("compare", good, bad), "bad.jsonl:2: not JSON")
+    bad.write_text('{"config": {"ds": "x"}}\n')
+    expect_usage_error(pmemids("compare", bad, good), "bad.jsonl:1: not a pmemids result record")
+    expect_usage_error(pmemids("compare", good, tmp_path / "none.jsonl"), "none.jsonl")
