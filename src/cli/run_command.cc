@@ -93,11 +93,7 @@ PinPolicy parse_pin(const std::string& s) {
 
 // Thread-mode options that do not fit each other, refused before anything runs.
 void check_thread_options(const RunOptions& o, ThreadMode tm, const std::vector<Mode>& modes) {
-  if (tm == ThreadMode::kSingle && o.threads != 1) {
-    throw UsageError(fmt::format(
-        "--threads {} needs --thread-mode parallel or concurrent (single runs one thread)",
-        o.threads));
-  }
+  check_thread_count(o.thread_mode, o.threads);
   if (!o.lock.empty()) {
     if (tm != ThreadMode::kConcurrent) {
       throw UsageError(fmt::format("--lock {} applies to --thread-mode concurrent only", o.lock));

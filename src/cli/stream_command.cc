@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "cli/commands.h"
+#include "cli/run_options.h"
 #include "errors.h"
 #include "workload/properties.h"
 #include "workload/sources.h"
@@ -116,11 +117,7 @@ void stream(const StreamOptions& o) {
   for (const auto& f : o.workload_files) props.load_file(f);
   for (const auto& kv : o.properties) props.set_override(kv);
   const WorkloadSpec spec = props.build();
-  if (o.thread_mode == "single" && o.threads != 1) {
-    throw UsageError(fmt::format(
-        "--threads {} needs --thread-mode parallel or concurrent (single runs one thread)",
-        o.threads));
-  }
+  check_thread_count(o.thread_mode, o.threads);
   const RunStreams built = build_streams(spec, o.thread_mode == "parallel" ? o.threads : 1);
   const std::vector<WorkerOps> ws = workers(built, o);
 

@@ -44,7 +44,7 @@ class Parser {
  public:
   Parser(std::string name, const WorkloadSpec& spec) : spec_(spec) {
     trace_.name = std::move(name);
-    max_ops_ = physical_memory_bytes() / 4 / sizeof(TraceOp);
+    max_ops_ = static_cast<uint64_t>(physical_memory_bytes() / 4 / sizeof(TraceOp));
   }
 
   void line(std::string_view raw, uint64_t lineno) {
@@ -67,9 +67,9 @@ class Parser {
     if (trace_.ops.empty()) {
       trace_.threaded = threaded;
     } else if (threaded != trace_.threaded) {
-      fail(fmt::format("'{}' is a {} line, but the lines before are {}", text,
-                       threaded ? "thread,op,key" : "op,key", form()),
-           "every line in one form");
+      fail(fmt::format("'{}' is a {} line, unlike the lines before", text,
+                       threaded ? "thread,op,key" : "op,key"),
+           form());
     }
     const size_t base = threaded ? 1 : 0;
     if (f.size() < base + 2 || f.size() > base + 3) {
