@@ -1,0 +1,33 @@
+// The least time a sweep can take, known before anything runs, so that a
+// product that could not finish is refused up front (unless --force) with the
+// estimate, instead of after hours of expansion or days of runs.
+//
+// A configuration is one `pmemids run` process: kRunSeconds at the least
+// (process start, PMEM probe, context), plus per repetition, warm-ups included,
+// kRepetitionSeconds (pool or heap set-up of the smallest workload) and its
+// --duration. Both constants were measured on the smallest configuration
+// (docs/sweeps.md names the command), so the estimate is a lower bound.
+#pragma once
+
+#include <cstdint>
+
+#include "sweep/sweep_file.h"
+
+namespace pmemids::sweep {
+
+inline constexpr double kRunSeconds = 0.05;
+inline constexpr double kRepetitionSeconds = 0.01;
+inline constexpr double kMaxSweepSeconds = 24 * 3600.0;
+
+struct SweepEstimate {
+  uint64_t configurations = 0;
+  double min_seconds = 0;
+};
+
+// Expands the sweep once, keeping nothing but the counts.
+SweepEstimate estimate(const SweepSpec& spec);
+
+// UsageError stating the estimate when it exceeds kMaxSweepSeconds and not `force`.
+void check_estimate(const SweepSpec& spec, const SweepEstimate& e, bool force);
+
+}  // namespace pmemids::sweep
