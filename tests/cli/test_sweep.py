@@ -358,7 +358,7 @@ def test_bad_file_is_exit_2_naming_file_and_key(pmemids, tmp_path, case):
 def test_missing_file_is_exit_2(pmemids, tmp_path):
     r = sweep(pmemids, tmp_path / "nope.toml", "--dry-run")
     assert r.returncode == 2, r.describe()
-    assert f"{tmp_path / 'nope.toml'}: cannot be read: no such file" in r.stderr
+    assert f"sweep file '{tmp_path / 'nope.toml'}' cannot be read: No such file" in r.stderr
 
 
 def test_unknown_scale_is_exit_2(pmemids):
