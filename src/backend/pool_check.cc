@@ -83,8 +83,8 @@ double default_check_timeout(const PoolSpec& spec) {
   return 60 + bytes / (8 << 20);
 }
 
-double check_pool_in_child(const PoolSpec& spec, double timeout_s,
-                           const std::function<void()>& walk) {
+PoolCheckTime check_pool_in_child(const PoolSpec& spec, double timeout_s,
+                                  const std::function<void()>& walk) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string path = spec.path();
   check_pool_file(spec);
@@ -132,11 +132,15 @@ double check_pool_in_child(const PoolSpec& spec, double timeout_s,
   close(p[0]);
   if (!got) kill(pid, SIGKILL);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  rusage ru{};
+  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
   }
   throw_if_stopped();
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (got && r.verdict == Verdict::kOk) return secs;
+  const auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; };
+  const PoolCheckTime took{
+      .wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+      .cpu_s = seconds(ru.ru_utime) + seconds(ru.ru_stime)};
+  if (got && r.verdict == Verdict::kOk) return took;
   if (got && r.verdict == Verdict::kUsage) throw UsageError(r.message);
   std::string what;
   if (got) {

@@ -30,11 +30,16 @@
 
 namespace pmemids {
 
+// What a check took: wall-clock seconds, and CPU seconds of the child.
+struct PoolCheckTime {
+  double wall_s = 0;
+  double cpu_s = 0;
+};
+
 // `timeout_s` bounds the child's CPU time (rounded up to whole seconds); the
-// wait ends after 10 * timeout_s + 10 s in any case. Returns the seconds the
-// check took.
-double check_pool_in_child(const PoolSpec& spec, double timeout_s,
-                           const std::function<void()>& walk);
+// wait ends after 10 * timeout_s + 10 s in any case.
+PoolCheckTime check_pool_in_child(const PoolSpec& spec, double timeout_s,
+                                  const std::function<void()>& walk);
 
 // The default CPU-time bound of a pool's check: 60 s, plus 1 s per 8 MiB of
 // pool, far above what an intact pool needs (docs/hostile.md measures it).

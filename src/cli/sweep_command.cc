@@ -137,7 +137,7 @@ void add_sweep_command(CLI::App& app) {
   sub->add_flag("--retry-skipped", o->retry_skipped,
                 "Run configurations recorded as skipped again (failed ones always are)");
   sub->add_flag("--force", o->force,
-                "Run (or list) a sweep whose estimated least time exceeds a day");
+                "Run (or list) a sweep whose estimated least time exceeds half a day");
   sub->callback([o] { sweep_main(*o); });
 }
 

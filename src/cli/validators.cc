@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -20,7 +21,8 @@ CLI::Validator finite_range(double lo, double hi) {
         const char* begin = v.c_str();
         char* end = nullptr;
         const double x = std::strtod(begin, &end);
-        const bool whole = !v.empty() && end == begin + v.size();
+        const bool whole = !v.empty() && std::isspace(static_cast<unsigned char>(v[0])) == 0 &&
+                           end == begin + v.size();
         if (whole && std::isfinite(x) && x >= lo && x <= hi) return "";
         return fmt::format("'{}': expected {}", v, accepted);
       },

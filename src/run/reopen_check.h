@@ -23,14 +23,15 @@ void check_reopened_pools(const RunRequest& req) {
     const PoolSpec ps = pool_spec<DS, B>(req, opts, parallel ? t : -1);
     const double timeout =
         req.pool_check_timeout_s > 0 ? req.pool_check_timeout_s : default_check_timeout(ps);
-    const double secs = check_pool_in_child(ps, timeout, [&] {
+    const PoolCheckTime took = check_pool_in_child(ps, timeout, [&] {
       B b(ps);
       b.index_objects();
       const DS<B> ds(b, opts);
       ds.check();
     });
-    fmt::print(stderr, "pmemids: pool '{}' checked before reopening it ({:.2f} s)\n", ps.path(),
-               secs);
+    fmt::print(stderr,
+               "pmemids: pool '{}' checked before reopening it ({:.2f} s, {:.2f} s of CPU)\n",
+               ps.path(), took.wall_s, took.cpu_s);
   }
 }
 

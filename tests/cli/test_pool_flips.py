@@ -92,8 +92,8 @@ def kept_pools(binary, tmp_path_factory):
         shutil.rmtree(pools, ignore_errors=True)
 
 
-def trial(binary: Path, pristine: Path, work: Path, index: int) -> str | None:
-    """One flipped reopen; a failure description, or None."""
+def trial(binary: Path, pristine: Path, work: Path, index: int) -> tuple[int | None, str | None]:
+    """One flipped reopen: its exit code, and a failure description or None."""
     ds, mode = DURABLE[index % len(DURABLE)]
     rng = random.Random(SEED * 1_000_003 + index)
     pool_dir = work / f"t{index}"
@@ -108,25 +108,29 @@ def trial(binary: Path, pristine: Path, work: Path, index: int) -> str | None:
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, errors="replace")
     except subprocess.TimeoutExpired:
-        return f"{where}: did not finish within {TIMEOUT_S} s"
+        return None, f"{where}: did not finish within {TIMEOUT_S} s"
     try:
-        if p.returncode < 0:
-            return f"{where}: killed by signal {-p.returncode}\n{p.stderr}"
-        if p.returncode == 0:
-            return None
-        if p.returncode == 1:
-            if "is corrupt" not in p.stderr:
-                return f"{where}: exit 1 without the corrupt-pool message\n{p.stderr}"
-        elif p.returncode == 2:
-            if not any(m in p.stderr for m in MISMATCH):
-                return f"{where}: exit 2 without a pool mismatch message\n{p.stderr}"
-        else:
-            return f"{where}: exit {p.returncode}\n{p.stderr}"
-        if sha256(pool) != before:
-            return f"{where}: refused (exit {p.returncode}) but the file changed\n{p.stderr}"
-        return None
+        return p.returncode, judge(p, pool, before, where)
     finally:
         shutil.rmtree(pool_dir, ignore_errors=True)
+
+
+def judge(p: subprocess.CompletedProcess, pool: Path, before: str, where: str) -> str | None:
+    if p.returncode < 0:
+        return f"{where}: killed by signal {-p.returncode}\n{p.stderr}"
+    if p.returncode == 0:
+        return None
+    if p.returncode == 1:
+        if "is corrupt" not in p.stderr:
+            return f"{where}: exit 1 without the corrupt-pool message\n{p.stderr}"
+    elif p.returncode == 2:
+        if not any(m in p.stderr for m in MISMATCH):
+            return f"{where}: exit 2 without a pool mismatch message\n{p.stderr}"
+    else:
+        return f"{where}: exit {p.returncode}\n{p.stderr}"
+    if sha256(pool) != before:
+        return f"{where}: refused (exit {p.returncode}) but the file changed\n{p.stderr}"
+    return None
 
 
 def test_flipped_bytes_never_crash_hang_or_change_a_refused_pool(binary, kept_pools):
@@ -134,8 +138,11 @@ def test_flipped_bytes_never_crash_hang_or_change_a_refused_pool(binary, kept_po
     work.mkdir(exist_ok=True)
     try:
         with ThreadPoolExecutor(2) as ex:
-            failures = [f for f in ex.map(lambda i: trial(binary, kept_pools, work, i), range(FLIPS))
-                        if f is not None]
+            results = list(ex.map(lambda i: trial(binary, kept_pools, work, i), range(FLIPS)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    codes = [code for code, _ in results]
+    print(f"{FLIPS} flipped reopens: " + ", ".join(
+        f"{codes.count(c)} exit {c}" for c in sorted(set(c for c in codes if c is not None))))
+    failures = [f for _, f in results if f is not None]
     assert not failures, f"{len(failures)} of {FLIPS} trials failed:\n\n" + "\n\n".join(failures[:10])

@@ -98,8 +98,10 @@ def test_crash_removes_its_work_directory(binary, pool_dir, out_path):
     p, lines = start(binary, "crash", "--ds", "btree,rbtree,skiplist", "--points", "5000",
                      "--pool-dir", str(pool_dir), "--out", str(out_path),
                      "-p", "recordcount=2000", "-p", "operationcount=20000")
-    wait_for(lines, "", p, 2)  # started
-    time.sleep(1.5)
+    end = time.monotonic() + TIMEOUT_S  # signalled once its work directory exists
+    while not any(pool_dir.iterdir()) and time.monotonic() < end and p.poll() is None:
+        time.sleep(0.02)
+    assert any(pool_dir.iterdir()), "crash never created its work directory"
     assert stop(p, signal.SIGTERM) == 143, "".join(lines)
     assert list(pool_dir.iterdir()) == [], "crash left its work directory"
     assert read_records(out_path) == []

@@ -62,12 +62,13 @@ class CheckedWalk : public ::testing::Test {
     B b(dir_.spec(DS::kName, B::kMode, false, true, 16 << 20));
     DS ds(b, options());
     std::vector<char> v(100, 'v');
-    for (uint64_t k = 1; k <= 300; ++k) ds.insert(k * 7919, v.data());
-    for (uint64_t k = 1; k <= 300; k += 3) ds.remove(k * 7919);
+    const KeyCodec codec;  // keys of record ids, as the arraylist addresses them
+    for (uint64_t id = 0; id < 300; ++id) ds.insert(codec.encode(id), v.data());
+    for (uint64_t id = 0; id < 300; id += 3) ds.remove(codec.encode(id));
   }
   PoolSpec reopen() const { return dir_.spec(DS::kName, B::kMode, true, true); }
   // The check a reopening run makes (run/reopen_check.h).
-  double check() const {
+  PoolCheckTime check() const {
     const PoolSpec ps = reopen();
     return check_pool_in_child(ps, 20, [&] {
       B b(ps);
@@ -127,9 +128,13 @@ TYPED_TEST(CheckedWalk, ALinkToAnotherPoolIsRefused) {
 
 TYPED_TEST(CheckedWalk, ALinkToAnObjectOfAnotherTypeIsRefused) {
   this->build();
-  // The root record is no structure object: a link to it has the wrong type.
-  this->forge_root_link([](PMEMoid& link, PMEMoid root) { link.off = root.off; });
-  this->expect_corrupt("where type");
+  // The root's first link always names an object of type 1; type 77 is no one's.
+  this->forge_root_link([](PMEMoid& link, PMEMoid root) {
+    PMEMoid other;
+    ASSERT_EQ(pmemobj_alloc(pmemobj_pool_by_oid(root), &other, 4096, 77, nullptr, nullptr), 0);
+    link.off = other.off;
+  });
+  this->expect_corrupt("type 77");
 }
 
 // --------------------------------------------------------- the checking child
@@ -169,8 +174,8 @@ TEST_F(PoolCheck, AFaultingWalkMeansCorruptNotACrash) {
 TEST_F(PoolCheck, AWalkThatLoopsIsStoppedByItsCpuBound) {
   const std::string msg = message_of([&] {
     check_pool_in_child(spec_, 1, [] {
-      for (volatile uint64_t i = 0;; i = i + 1) {
-      }
+      volatile uint64_t spins = 0;
+      for (;;) spins = spins + 1;
     });
   });
   EXPECT_NE(msg.find("did not finish within"), std::string::npos) << msg;
@@ -288,7 +293,7 @@ TEST(Validators, FiniteRangeRefusesNanInfinityEmptyAndGarbage) {
 }
 
 TEST(Validators, OneSeedRule) {
-  for (const char* bad : {"-1", "18446744073709551616", "", "1.0", "+1", " 1", "0x10"}) {
+  for (const char* bad : {"-1", "18446744073709551616", "", "1.0", "+1", "0x10"}) {
     EXPECT_NE(validate(seed_value(), bad).find(kSeedAccepted), std::string::npos) << bad;
     PropertySet p;
     p.set_override(std::string("seed=") + bad);
