@@ -2,7 +2,7 @@
 # The whole test suite: installs what is missing, builds, runs the GoogleTest
 # suites through ctest, the thread-mode suites again under ThreadSanitizer
 # (a race or lock misuse fails the run), the parsers' fuzz targets for a
-# bounded time (libFuzzer, ASan, UBSan; PMEMIDS_FUZZ_SECONDS each, default 25),
+# bounded time (libFuzzer, ASan, UBSan; PMEMIDS_FUZZ_SECONDS each, default 20),
 # then the CLI tests (hostile input and flipped pool bytes included) and the
 # report tests through pytest.
 set -euo pipefail
@@ -19,7 +19,7 @@ for target in properties sweep; do
   # New inputs go to the scratch directory, the repository's corpus is only read.
   mkdir -p "$fuzz_work/$target"
   fuzzer=build-fuzz/${target/sweep/sweep_file}_fuzz
-  "$fuzzer" -max_total_time="${PMEMIDS_FUZZ_SECONDS:-25}" -timeout=10 -rss_limit_mb=2048 \
+  "$fuzzer" -max_total_time="${PMEMIDS_FUZZ_SECONDS:-20}" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix=build-fuzz/ "$fuzz_work/$target" \
     "tests/fuzz/corpus/$target" 2>"$fuzz_work/$target.log" ||
     { tail -n 40 "$fuzz_work/$target.log"; echo "fuzz: $target failed (input kept in build-fuzz/)" >&2; exit 1; }
