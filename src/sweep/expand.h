@@ -29,6 +29,12 @@ namespace pmemids::sweep {
 // accepted: ..." (the caller adds file and key).
 std::vector<int64_t> parse_range(const std::string& text);
 
+// The same forms over decimal numbers ("0:0.1:1" is 0, 0.1, ..., 1): each value
+// is a + i*s (or a*f^i), rounded to 12 significant digits so that decimal steps
+// land on their decimal values, b included when within 1e-9 of it. Used for
+// option lists (pmemids micro --hit-ratio), not for sweep matrices.
+std::vector<double> parse_decimal_range(const std::string& text);
+
 // A string in [matrix] or [properties] is a range when it contains ':'.
 bool is_range(const std::string& text);
 
