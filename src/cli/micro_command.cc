@@ -12,7 +12,15 @@ void add_micro_command(CLI::App& app) {
   micro::start_env();  // libpmem's environment as the process started, before anything sets it
   CLI::App* micro_app =
       app.add_subcommand("micro", "Micro-benchmarks of the persistence primitives (docs/micro.md)");
-  micro_app->require_subcommand(1);
+  // A bench name CLI11 does not know arrives as an extra: refused naming the benches.
+  micro_app->require_subcommand(0, 1);
+  micro_app->allow_extras();
+  micro_app->callback([micro_app] {
+    if (!micro_app->get_subcommands().empty()) return;
+    const auto extras = micro_app->remaining();
+    if (!extras.empty()) micro::find_bench(extras.front());
+    micro::find_bench("");
+  });
   for (const micro::BenchSpec& b : micro::benches()) {
     auto o = std::make_shared<micro::MicroOptions>();
     CLI::App* sub = micro_app->add_subcommand(

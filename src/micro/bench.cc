@@ -24,6 +24,7 @@ const BenchSpec& find_bench(std::string_view name) {
     if (b.name == name) return b;
     names += (names.empty() ? "" : ", ") + std::string(b.name);
   }
+  if (name.empty()) throw UsageError(fmt::format("micro needs a bench; accepted: {}, all", names));
   throw UsageError(fmt::format("unknown micro bench '{}'; accepted: {}, all", name, names));
 }
 

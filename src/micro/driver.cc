@@ -166,7 +166,8 @@ void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
                           axis, pl.point.integer(axis), sel.scalars.region));
         }
       }
-      if (b.check != nullptr) b.check(pl.point, make_env(pl, o, pool_dir, probe));
+      const BenchEnv env = make_env(pl, o, pool_dir, probe);  // refuses a bad placement
+      if (b.check != nullptr) b.check(pl.point, env);
       plan.push_back(std::move(pl));
     }
   }
