@@ -1,15 +1,17 @@
 // `pmemids sweep FILE`: expand a sweep file (docs/sweeps.md) into `pmemids run`
-// configurations, validate them all, then run each as a child process and
-// append its records to --out, resumably. --dry-run prints the configurations
-// as `pmemids run` command lines on stdout and runs nothing.
+// (or, with `command = "micro <bench>"`, `pmemids micro <bench>`) configurations, validate them
+// all, then run each as a child process and append its records to --out, resumably. --dry-run
+// prints the configurations as `pmemids run` command lines on stdout and runs nothing.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "cli/commands.h"
 #include "errors.h"
+#include "micro/options.h"
 #include "sweep/child.h"
 #include "sweep/driver.h"
 #include "sweep/expand.h"
@@ -40,7 +42,8 @@ void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Configuratio
              const SweepOptions& o, const std::string& out) {
   for (const auto& c : configs) {
     const std::string pool_dir = c.option("pool-dir") != nullptr ? "" : o.pool_dir;
-    fmt::print("pmemids run {}\n", sweep::shell_join(sweep::run_args(c, spec, pool_dir)));
+    fmt::print("pmemids {} {}\n", sweep::shell_join(spec.command),
+               sweep::shell_join(sweep::run_args(c, spec, pool_dir)));
   }
   std::fflush(stdout);
   std::string recorded;
@@ -56,8 +59,29 @@ void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Configuratio
              configs.size(), recorded);
 }
 
+// The keys of the command a sweep file runs: `run`, or `micro <bench>`.
+sweep::RunKeys keys_for(const std::vector<std::string>& command, const std::string& file) {
+  if (command == std::vector<std::string>{"run"}) return {};
+  const auto& all = micro::benches();
+  const auto bench = command.size() == 2 && command[0] == "micro"
+                         ? std::find_if(all.begin(), all.end(),
+                                        [&](const auto& b) { return b.name == command[1]; })
+                         : all.end();
+  if (bench != all.end()) {
+    return {command, [b = &*bench](CLI::App& app) -> std::shared_ptr<void> {
+              auto o = std::make_shared<micro::MicroOptions>();
+              micro::add_micro_options(&app, *o, b);
+              return o;
+            }};
+  }
+  std::string accepted = "\"run\"";
+  for (const auto& b : all) accepted += fmt::format(", \"micro {}\"", b.name);
+  throw UsageError(fmt::format("{}: command: '{}' is not a command a sweep runs; accepted: {}",
+                               file, sweep::shell_join(command), accepted));
+}
+
 void sweep_main(const SweepOptions& o) {
-  const sweep::RunKeys keys;
+  const sweep::RunKeys keys = keys_for(sweep::read_sweep_command(o.file), o.file);
   const sweep::SweepSpec spec = sweep::parse_sweep_file(o.file, o.scale, keys);
   const std::vector<sweep::Configuration> configs = sweep::expand(spec);
   sweep::validate(spec, configs, keys);
@@ -78,8 +102,8 @@ void sweep_main(const SweepOptions& o) {
   d.interrupted = sweep::interrupt_requested;
   const int code = sweep::run_sweep(
       spec, configs,
-      [](const sweep::Configuration&, const std::vector<std::string>& args,
-         const std::string& temp) { return sweep::run_child(args, temp); },
+      [&spec](const sweep::Configuration&, const std::vector<std::string>& args,
+              const std::string& temp) { return sweep::run_child(spec.command, args, temp); },
       d);
   if (code == 1) {
     throw RuntimeError(fmt::format(

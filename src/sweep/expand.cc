@@ -98,6 +98,15 @@ std::string display(const std::string& key, const Value& v) {
   return value_text(v);
 }
 
+// What the id hashes: the arguments, after the command words when the command
+// is not `run` (so run configurations keep their ids).
+std::vector<std::string> command_args(const SweepSpec& spec, const std::vector<std::string>& args) {
+  if (spec.command == std::vector<std::string>{"run"}) return args;
+  std::vector<std::string> out = spec.command;
+  out.insert(out.end(), args.begin(), args.end());
+  return out;
+}
+
 }  // namespace
 
 bool is_range(const std::string& text) { return text.find(':') != std::string::npos; }
@@ -243,7 +252,7 @@ std::vector<Configuration> expand(const SweepSpec& spec) {
     c.index = out.size();
     c.swept = swept;
     c.args = canonical_args(c.options, c.properties);
-    c.id = config_id(c.args);
+    c.id = config_id(command_args(spec, c.args));
     if (auto [it, fresh] = ids.emplace(c.id, c.index); !fresh) {
       throw UsageError(
           fmt::format("{}: configurations {} and {} are the same ({}); accepted: "

@@ -6,7 +6,8 @@
 // then its properties; the first key varies slowest, the last fastest.
 //
 // config_id: 16 lower-case hex digits, the 64-bit FNV-1a hash of the canonical
-// arguments joined by NUL bytes. Canonical arguments: options sorted by key,
+// arguments joined by NUL bytes (preceded by the command words when the sweep's
+// command is not `run`). Canonical arguments: options sorted by key,
 // each `--key value` (a flag: `--key` when true, nothing when false; a list of
 // workload files: `--workload f` per file, in the given order), then
 // `-p key=value` sorted by key; values in value_text() form, paths as written
@@ -61,7 +62,7 @@ std::vector<Configuration> expand(const SweepSpec& spec);
 
 std::string config_id(const std::vector<std::string>& canonical_args);
 
-// The arguments of `pmemids run` for `c` (without --out): the canonical ones
+// The arguments of the sweep's command (`pmemids run`) for `c` (without --out): the canonical ones
 // with workload files replaced by the paths found for them and, when pool_dir
 // is not empty, `--pool-dir pool_dir` instead of any pool-dir `c` sets.
 std::vector<std::string> run_args(const Configuration& c, const SweepSpec& spec,

@@ -35,7 +35,7 @@ void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
       one.options = {{e.key, v}};
       std::vector<std::string> args = run_args(one, spec, "");
       try {
-        RunKeys::parse(args, false);
+        keys.parse(args, false);
         if (e.key == "ds" && std::holds_alternative<std::string>(v)) {
           check_names(std::get<std::string>(v), [](std::string_view n) { find_ds(n); });
         }
@@ -43,8 +43,9 @@ void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
           check_names(std::get<std::string>(v), [](std::string_view n) { find_mode(n); });
         }
       } catch (const UsageError& err) {
-        throw UsageError(fmt::format("{}: {}: {}; accepted: {}", spec.file, e.key, err.what(),
-                                     k != nullptr ? k->accepted : "see pmemids run --help"));
+        throw UsageError(fmt::format(
+            "{}: {}: {}; accepted: {}", spec.file, e.key, err.what(),
+            k != nullptr ? k->accepted : "see pmemids " + keys.command_text() + " --help"));
       }
     }
   }
@@ -63,10 +64,11 @@ void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
   for (const Configuration& c : configs) {
     const std::vector<std::string> args = run_args(c, spec, "");
     try {
-      RunKeys::parse(args, true);
+      keys.parse(args, true);
     } catch (const UsageError& err) {
       throw UsageError(fmt::format("{}: {}: {}", spec.file, where(c, configs.size()), err.what()));
     }
+    if (!keys.is_run()) continue;  // workload files and properties are run's
     std::vector<std::string> files;
     if (const Value* w = c.option("workload")) {
       if (const auto* s = std::get_if<std::string>(w)) files.push_back(*s);

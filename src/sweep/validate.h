@@ -1,5 +1,5 @@
-// Checks a sweep's configurations as `pmemids run` would before running
-// anything, so that a mistake in the file stops the sweep at once instead of
+// Checks a sweep's configurations as `pmemids run` (or the sweep's command)
+// would before running anything, so that a mistake in the file stops the sweep at once instead of
 // surfacing hours later:
 //   - every option value parses as `run` parses it (names, types, ranges: the
 //     checks attached in add_run_options), reported per key;

@@ -256,3 +256,73 @@ def test_micro_all_quick_runs_every_bench(pmemids, tmp_path):
     recs = ok(r)
     assert {rec["bench"] for rec in recs} == set(BENCHES)
     assert all(rec["config"]["quick"] for rec in recs)
+
+
+SWEEPS = Path(__file__).resolve().parents[2] / "sweeps" / "micro"
+# Shipped micro sweeps: configurations per scale.
+SHIPPED = {
+    "002-fig3a-latency.toml": (2, 2), "002-fig3bcd-bandwidth.toml": (12, 12),
+    "002-fig4a-seq-rand-write.toml": (4, 2), "002-fig5-numa.toml": (4, 12),
+    "002-fig6-store-pstore.toml": (8, 24), "002-fig7-seq-rand-read.toml": (8, 4),
+    "002-fig7d-rmw.toml": (2, 2), "003-fig4.1-4.2-persist.toml": (5, 5),
+    "003-fig4.3-persist-threads.toml": (2, 5), "003-fig4.4-pmem2.toml": (4, 4),
+    "003-fig4.5-pmem2-threads.toml": (2, 5), "003-fig4.6-4.8-copy.toml": (2, 2),
+    "003-fig4.7-4.9-copy-threads.toml": (4, 10), "003-movnt-threshold.toml": (10, 10),
+    "003-fig4.10-txlog.toml": (3, 3), "003-fig4.10-txlog-threads.toml": (2, 5),
+    "003-fig4.11-alloc.toml": (2, 2), "003-fig4.12-alloc-threads.toml": (2, 5),
+    "003-fig4.13-locks.toml": (2, 8),
+}
+
+
+def sweep(pmemids, *args, timeout: int = 120) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PMEM")}
+    return subprocess.run([str(pmemids.binary), "sweep", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, env=env, cwd=pmemids.out.parent)
+
+
+def test_every_shipped_micro_sweep_is_listed():
+    assert sorted(p.name for p in SWEEPS.glob("*.toml")) == sorted(SHIPPED)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_micro_sweeps_expand_to_micro_commands(pmemids, name):
+    for scale, count in zip(("default", "paper"), SHIPPED[name]):
+        p = sweep(pmemids, SWEEPS / name, "--scale", scale, "--dry-run")
+        assert p.returncode == 0, p.stderr
+        lines = p.stdout.splitlines()
+        assert len(lines) == count and len(set(lines)) == count, p.stdout
+        bench = (SWEEPS / name).read_text().split('command = "micro ')[1].split('"')[0]
+        assert all(l.startswith(f"pmemids micro {bench} ") for l in lines)
+
+
+def test_a_micro_sweep_runs_records_and_skips_what_cannot_run_here(pmemids, tmp_path):
+    f = tmp_path / "m.toml"
+    f.write_text('command = "micro bandwidth"\naccess = "load"\nio = "64"\npattern = "seq"\n'
+                 'region = "1M"\nduration = 0.05\nramp = 0.0\n[matrix]\nnuma = ["local", "remote"]\n')
+    out = tmp_path / "m.jsonl"
+    p = sweep(pmemids, f, "--out", out, "--pool-dir", pmemids.pool_dir)
+    assert p.returncode == 0, p.stderr
+    recs = read_records(out)
+    local = [r for r in recs if r["config"].get("numa") == "local" and not r.get("skipped")]
+    assert local and all(r["kind"] == "micro" and "sweep" in r for r in local)
+    skipped = [r for r in recs if r.get("skipped")]
+    if len(list(Path("/sys/devices/system/node").glob("node[0-9]*"))) == 1:
+        assert len(skipped) == 1 and "second NUMA node" in skipped[0]["reason"]
+        assert skipped[0]["config"]["kind"] == "micro" and skipped[0]["config"]["bench"] == "bandwidth"
+    # A micro configuration's id is not a run configuration's with the same arguments.
+    assert local[0]["sweep"]["config_id"] != skipped[0]["sweep"]["config_id"] if skipped else True
+
+
+@pytest.mark.parametrize("text, needle", [
+    ('command = "micro fsync"\n', "micro persist"),
+    ('command = "micro persist"\n[properties]\nrecordcount = 5\n', "no workload properties"),
+    ('command = "micro persist"\n[matrix]\nop = ["fsync"]\n', "deep-persist"),
+    ('command = "micro persist"\nds = "btree"\n', "unknown key"),
+    ('command = 3\n', "a string"),
+])
+def test_bad_micro_sweep_files_are_exit_2_before_running(pmemids, tmp_path, text, needle):
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    p = sweep(pmemids, f, "--out", tmp_path / "o.jsonl")
+    assert p.returncode == 2 and needle in p.stderr and "accepted" in p.stderr, p.stderr
+    assert not (tmp_path / "o.jsonl").exists()
