@@ -104,8 +104,8 @@ std::vector<std::string> caveats(const BenchSpec& b, const Point& p, const Bench
     out.emplace_back("NUMA: remote memory measured on a machine with more than one node");
   }
   if (b.needs.counters) {
-    out.push_back(
-        fmt::format("counters: {} need hardware counters; not printed", b.needs.counter_names));
+    out.push_back(fmt::format("counters: {} need hardware counters, never printed here",
+                              b.needs.counter_names));
   }
   const int cpus = cpus_online();
   if (env.threads > cpus) {
