@@ -42,6 +42,7 @@ struct Scalars {
   double duration = 0;        // seconds of the timed phase
   double ramp = 0;            // seconds of untimed warm-up before the start barrier
   double latency_sample = 0;  // default sampling rate (0: off)
+  double min_time = 0;        // seconds a fixed-count window must last (0: off)
 };
 
 struct BenchEnv {

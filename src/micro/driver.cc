@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <libpmem.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "backend/pool.h"
 #include "errors.h"
@@ -74,7 +76,11 @@ nlohmann::json config_json(const Planned& pl, const BenchEnv& env, const MicroOp
   c.update(pl.point.to_json());
   const Scalars& s = env.scalars;
   const Scalars& d = pl.sel->bench->defaults;
-  if (d.ops_per_thread > 0) c["ops_per_thread"] = s.ops_per_thread;
+  if (d.ops_per_thread > 0) {
+    c["ops_per_thread"] = s.ops_per_thread;
+    c["ops_per_thread_asked"] = pl.sel->scalars.ops_per_thread;
+    c["min_time"] = s.min_time;
+  }
   if (d.region > 0) c["region"] = s.region;
   if (d.duration > 0) {
     c["duration"] = s.duration;
@@ -104,9 +110,26 @@ void run_point(const Planned& pl, const MicroOptions& o, const std::string& pool
   const std::string shown = pl.point.text(pl.shown);
   std::vector<double> measured;
   nlohmann::json config;
+  const uint64_t asked = env.scalars.ops_per_thread;
+  bool calibrating = asked > 0 && env.scalars.min_time > 0;
   for (int rep = -o.warmup; rep < o.repeat; ++rep) {
     env.repetition = rep;
     const Measurement m = b.run(pl.point, env);
+    if (calibrating) {
+      calibrating = false;
+      if (m.seconds < env.scalars.min_time) {
+        const double f = std::ceil(1.2 * env.scalars.min_time / std::max(m.seconds, 1e-6));
+        env.scalars.ops_per_thread =
+            std::min<uint64_t>(uint64_t{1} << 34, asked * static_cast<uint64_t>(f));
+        fmt::print(stderr,
+                   "pmemids: {} {}: {:.1f} ms < --min-time {} s: --ops-per-thread {} -> {} (the "
+                   "short repetition is not recorded)\n",
+                   b.name, pl.point.text(), 1e3 * m.seconds, env.scalars.min_time, asked,
+                   env.scalars.ops_per_thread);
+        --rep;
+        continue;
+      }
+    }
     config = config_json(pl, env, o, pool_dir);
     config["repetition"] = rep < 0 ? rep + o.warmup : rep;
     config.update(m.config);

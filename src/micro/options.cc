@@ -58,6 +58,11 @@ void add_micro_options(CLI::App* sub, MicroOptions& o, const BenchSpec* b) {
                                   b->quick.ops_per_thread))
           ->default_str(std::to_string(d.ops_per_thread))
           ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 34));
+      sub->add_option("--min-time", o.min_time,
+                      "A point whose first repetition lasts less than this many seconds runs "
+                      "again with --ops-per-thread scaled up (0: never; quick: 0)")
+          ->default_str(fmt::format("{}", kMinTime))
+          ->check(CLI::Range(0.0, 3600.0));
     }
     if (d.region > 0) {
       sub->add_option("--region", o.region,
@@ -125,6 +130,7 @@ Resolved resolve(const BenchSpec& b, const MicroOptions& o, bool in_all) {
     s.ramp = pick(o.ramp, o.quick, q.ramp, in_all, all.ramp, d.ramp);
   }
   s.latency_sample = o.latency_sample.value_or(d.latency_sample);
+  if (d.ops_per_thread > 0) s.min_time = o.min_time.value_or(o.quick ? 0 : kMinTime);
   return r;
 }
 

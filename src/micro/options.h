@@ -2,6 +2,11 @@
 // a CLI11 app (the command, and the sweep's key checker, which parses sweep
 // configurations exactly as the command does).
 //
+// --min-time S (benches with --ops-per-thread; default kMinTime, 0 under
+// --quick): a point whose first repetition lasts less than S seconds gets its
+// --ops-per-thread scaled to last about 1.2 S, and that short repetition is
+// not recorded; records carry the count that ran and the one asked.
+//
 // Axis options (--op, --size, ...) take lists and ranges (micro/axes.h) and are
 // checked by CLI11 validators, so a bad value is refused while parsing. Scalar
 // options and axes left out take, in order: the --quick grid's value (with
@@ -19,6 +24,8 @@
 
 namespace pmemids::micro {
 
+inline constexpr double kMinTime = 0.05;
+
 struct MicroOptions {
   std::map<std::string, std::optional<std::string>> axes;  // axis name -> given text
   std::optional<uint64_t> ops_per_thread;
@@ -26,6 +33,7 @@ struct MicroOptions {
   std::optional<double> duration;
   std::optional<double> ramp;
   std::optional<double> latency_sample;
+  std::optional<double> min_time;
   int repeat = 1;
   int warmup = 0;
   uint64_t seed = 1;

@@ -70,6 +70,8 @@ def micro(pmemids, *args, out: Path | None = None, env: dict | None = None,
     args = [str(a) for a in args]
     if "--pool-dir" not in args:
         args += ["--pool-dir", str(pmemids.pool_dir)]
+    if "--ops-per-thread" in args and "--min-time" not in args:
+        args += ["--min-time", "0"]  # the counts the tests give are the counts that run
     out = out or pmemids.out
     if "--out" not in args:
         args += ["--out", str(out)]
@@ -98,7 +100,8 @@ def test_every_bench_writes_one_micro_record_per_point(pmemids, bench):
         assert rec["kind"] == "micro" and rec["bench"] == bench
         assert rec["config"]["kind"] == "micro" and rec["config"]["bench"] == bench
         for key in AXES[bench] + ["seed", "repeat", "repetition", "domain", "flush_instruction",
-                                  "movnt_threshold", "latency_sample"]:
+                                  "movnt_threshold", "latency_sample"] + (
+                ["ops_per_thread", "ops_per_thread_asked", "min_time"] if "--ops-per-thread" in TINY[bench] else []):
             assert key in rec["config"], f"config.{key} missing in {bench}"
         assert METRICS <= set(rec["metrics"]), set(METRICS) - set(rec["metrics"])
         assert {"domain", "flush_instruction", "pmem", "timer_overhead_ns"} <= set(rec["context"])
@@ -212,6 +215,14 @@ def test_media_benches_say_what_emulated_pmem_cannot_show(pmemids):
     assert lock["expected_here"] is None
 
 
+def test_a_too_short_window_scales_the_operations_and_records_both_counts(pmemids):
+    r = micro(pmemids, "lock", "--lock", "pthread-mutex", "--ops-per-thread", "1000", "--min-time", "0.02")
+    rec = ok(r)[0]
+    assert rec["config"]["ops_per_thread_asked"] == 1000 and rec["config"]["min_time"] == 0.02
+    assert rec["config"]["ops_per_thread"] > 1000 and rec["metrics"]["ops"] == rec["config"]["ops_per_thread"]
+    assert "--min-time" in r.stderr and len(r.new_records) == 1  # the short repetition is not recorded
+
+
 def test_repeat_writes_an_aggregate(pmemids):
     recs = ok(micro(pmemids, "lock", "--lock", "pthread-mutex", "--ops-per-thread", "1000",
                     "--repeat", "3", "--warmup", "1"))
@@ -240,7 +251,8 @@ def test_callgrind_counts_the_flushes_each_operation_executes(pmemids, tmp_path,
     out = tmp_path / "cg.jsonl"
     cmd = [VALGRIND, "--tool=callgrind", "--dump-instr=yes", f"--callgrind-out-file={profile}",
            str(pmemids.binary), "micro", *args, "--pattern", "seq", "--ops-per-thread", str(ops),
-           "--latency-sample", "0", "--pool-dir", str(pmemids.pool_dir), "--out", str(out)]
+           "--latency-sample", "0", "--min-time", "0", "--pool-dir", str(pmemids.pool_dir),
+           "--out", str(out)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PMEM")}
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
     assert p.returncode == 0, p.stderr[-2000:]
