@@ -152,6 +152,33 @@ void run_point(const Planned& pl, const MicroOptions& o, const std::string& pool
   }
 }
 
+// Persistence options that mean something to run's backends but that no micro
+// bench applies: refused rather than recorded as if they had acted.
+void refuse_unapplied(const MicroOptions& o, const std::vector<Resolved>& selection) {
+  const PersistenceOptions& p = o.persistence;
+  const auto refuse = [](const std::string& what, const std::string& accepted) {
+    throw UsageError(fmt::format("{}: no micro bench applies it; accepted: {}", what, accepted));
+  };
+  if (p.pmem_write_ns || p.pmem_read_ns || !p.pmem_profile.empty()) {
+    refuse("--pmem-write-ns/--pmem-read-ns/--pmem-profile (what-if media latency)",
+           "leave them out (the micro benches measure the real primitives)");
+  }
+  if (p.flush_cold == "on") refuse("--flush-cold on", "off");
+  if (p.flush == "nt") {
+    refuse("--flush nt",
+           "clwb, clflushopt, clflush, auto (non-temporal stores are named "
+           "explicitly: store and bandwidth --access ntstore, rmw)");
+  }
+  for (const Resolved& sel : selection) {
+    const bool has_axis = std::any_of(sel.bench->axes.begin(), sel.bench->axes.end(),
+                                      [](const Axis& a) { return a.name == "movnt-threshold"; });
+    if (p.movnt_threshold && !has_axis) {
+      refuse(fmt::format("--movnt-threshold on micro {}", sel.bench->name),
+             "micro copy --movnt-threshold (the only bench whose libpmem copies use it)");
+    }
+  }
+}
+
 }  // namespace
 
 void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
@@ -162,6 +189,7 @@ void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
   const PmemProbe probe = probe_pool_dir(pool_dir);
   const PersistencePolicy base =
       resolve_persistence(o.persistence, probe.granularity == "byte" || pmem_has_auto_flush() == 1);
+  refuse_unapplied(o, selection);
 
   // Expand and check every point before anything runs.
   std::vector<Planned> plan;

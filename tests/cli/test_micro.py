@@ -142,6 +142,18 @@ def test_unknown_or_missing_bench_names_the_benches(pmemids):
         assert "persist, store, copy, bandwidth, latency, rmw, txlog, alloc, lock, all" in r.stderr
 
 
+@pytest.mark.parametrize("args, needle", [
+    (["persist", "--pmem-write-ns", "100"], "leave them out"),
+    (["persist", "--flush-cold", "on"], "accepted: off"),
+    (["store", "--flush", "nt"], "--access ntstore"),
+    (["persist", "--movnt-threshold", "128"], "micro copy --movnt-threshold"),
+])
+def test_persistence_options_no_bench_applies_are_refused(pmemids, args, needle):
+    r = micro(pmemids, *args, "--ops-per-thread", "100")
+    assert r.returncode == 2 and "no micro bench applies it" in r.stderr and needle in r.stderr, r.describe()
+    assert not r.new_records
+
+
 def test_size_larger_than_the_region_is_refused(pmemids):
     r = micro(pmemids, "persist", "--size", "8K", "--region", "4K")
     assert r.returncode == 2 and "--region" in r.stderr and "accepted" in r.stderr, r.describe()
