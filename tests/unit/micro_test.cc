@@ -20,8 +20,9 @@
 namespace pmemids::micro {
 namespace {
 
-// A memory that performs the stores and records, per byte and per line, what
-// happened when (one event counter for everything).
+// A memory that performs the stores and records, per byte of its buffer and per
+// cache line (absolute line numbers: address / 64), what happened when (one
+// event counter for everything).
 class CountingMem {
  public:
   explicit CountingMem(std::vector<char>& buf, bool flushes = true)
@@ -33,8 +34,9 @@ class CountingMem {
     if (flushes_on_) flush_with(FlushInsn::kClwb, p, n);
   }
   void flush_with(FlushInsn i, const char* p, size_t n) {
-    const size_t first = (offset(p)) / kLine, last = (offset(p) + n - 1) / kLine;
-    for (size_t l = first; l <= last; ++l) line_flushes_[l].push_back({++event_, i});
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    for (uintptr_t l = a / kLine; l <= (a + n - 1) / kLine; ++l)
+      line_flushes_[l].push_back({++event_, i});
   }
   void fence() { fences_.push_back(++event_); }
   uint64_t load(const char* p, size_t n) {
@@ -55,7 +57,8 @@ class CountingMem {
   };
   const std::vector<int>& stored() const { return stored_; }
   const std::vector<bool>& nt() const { return nt_; }
-  const std::map<size_t, std::vector<Flush>>& line_flushes() const { return line_flushes_; }
+  const std::map<uintptr_t, std::vector<Flush>>& line_flushes() const { return line_flushes_; }
+  uintptr_t base() const { return reinterpret_cast<uintptr_t>(buf_.data()); }
   const std::vector<int>& fences() const { return fences_; }
   uint64_t loaded() const { return loaded_; }
   int stores() const { return stores_; }
@@ -78,7 +81,7 @@ class CountingMem {
   std::vector<int> stored_;
   std::vector<bool> nt_;
   bool flushes_on_;
-  std::map<size_t, std::vector<Flush>> line_flushes_;
+  std::map<uintptr_t, std::vector<Flush>> line_flushes_;
   std::vector<int> fences_;
   int event_ = 0;
   int stores_ = 0;
@@ -100,9 +103,10 @@ class Chunk : public ::testing::TestWithParam<ChunkCase> {
   char* chunk() { return buf_.data() + align_ + GetParam().offset; }
   size_t begin() const { return align_ + GetParam().offset; }
   size_t end() const { return begin() + GetParam().size; }
-  std::set<size_t> chunk_lines() const {
-    std::set<size_t> out;
-    for (size_t o = begin(); o < end(); ++o) out.insert(o / kLine);
+  std::set<uintptr_t> chunk_lines() const {
+    std::set<uintptr_t> out;
+    const auto b = reinterpret_cast<uintptr_t>(buf_.data());
+    for (size_t o = begin(); o < end(); ++o) out.insert((b + o) / kLine);
     return out;
   }
   std::vector<char> buf_;
@@ -127,8 +131,10 @@ int expect_flushed_after_stores(const CountingMem& m, const std::set<size_t>& li
     EXPECT_EQ(flushes.size(), 1u) << "line " << line;
     if (flushes.empty()) continue;
     EXPECT_EQ(flushes[0].insn, insn);
-    for (size_t o = line * kLine; o < (line + 1) * kLine && o < m.stored().size(); ++o) {
-      EXPECT_LT(m.stored()[o], flushes[0].event) << "byte " << o << " stored after its flush";
+    for (uintptr_t a = line * kLine; a < (line + 1) * kLine; ++a) {
+      if (a < m.base() || a - m.base() >= m.stored().size()) continue;
+      EXPECT_LT(m.stored()[a - m.base()], flushes[0].event)
+          << "byte " << a - m.base() << " stored after its flush";
     }
     last = std::max(last, flushes[0].event);
   }
