@@ -88,6 +88,7 @@ nlohmann::json config_json(const Planned& pl, const BenchEnv& env, const MicroOp
   }
   c["latency_sample"] = s.latency_sample;
   c["threads"] = env.threads;
+  c["oversubscribed"] = env.threads > cpus_online();
   c["seed"] = o.seed;
   c["repeat"] = o.repeat;
   c["warmup"] = o.warmup;

@@ -227,6 +227,18 @@ def test_media_benches_say_what_emulated_pmem_cannot_show(pmemids):
     assert lock["expected_here"] is None
 
 
+def test_threads_beyond_the_cpus_are_run_and_recorded_as_oversubscribed(pmemids):
+    cpus = os.cpu_count()
+    recs = ok(micro(pmemids, "lock", "--lock", "pthread-mutex", "--threads", f"1,{cpus + 1}",
+                    "--ops-per-thread", "500"))
+    by = {r["config"]["threads"]: r for r in recs}
+    assert by[1]["config"]["oversubscribed"] is False
+    over = by[cpus + 1]
+    assert over["config"]["oversubscribed"] is True
+    assert any(c.startswith(f"cores: {cpus + 1} threads on {cpus} CPUs") for c in over["caveats"])
+    assert len(over["metrics"]["per_thread"]) == cpus + 1
+
+
 def test_a_too_short_window_scales_the_operations_and_records_both_counts(pmemids):
     r = micro(pmemids, "lock", "--lock", "pthread-mutex", "--ops-per-thread", "1000", "--min-time", "0.02")
     rec = ok(r)[0]
