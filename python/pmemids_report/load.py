@@ -10,17 +10,22 @@ one record, classified by its top-level flags:
              repetition (the report recomputes statistics from run records)
   skipped    `"skipped": true`: a configuration that could not run; listed with
              its reason, never plotted
+  failed     `"failed": true`: a sweep's record of a configuration whose run failed;
+             listed with its reason, never plotted
+  verdict    a `claim` object: a claim's verdict from `pmemids reproduce`; shown on
+             the reproduction page, never a configuration
   micro      a measured repetition of `pmemids micro` (`"kind": "micro"`): drawn by
-             micro.py, never pooled with run records (its warm-ups, aggregates and
-             skipped configurations take the kinds above)
+             micro.py, never pooled with run records (its warm-ups, aggregates,
+             skipped and failed configurations take the kinds above)
 
 Required fields (everything else is optional; unknown top-level keys are ignored):
-  every record      schema_version == 1; config object with string ds and mode
-                    (micro records, and sweeps' skipped micro configurations,
-                    `config.kind == "micro"`: string config.bench instead)
+  every record      schema_version == 1; config object with string ds and mode (not
+                    verdicts; micro records, and sweeps' skipped or failed micro
+                    configurations, `config.kind == "micro"`: string config.bench instead)
   run, warmup       context object; metrics object with a number ops_per_sec >= 0
   aggregate         metrics object
-  skipped           string reason
+  skipped, failed   string reason
+  verdict           claim object with a string id; string verdict and scale
   when present      config.threads an integer >= 1; config.cpu_node / config.mem_node
                     an integer or null
 
@@ -35,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA_VERSION = 1
-KINDS = ("run", "warmup", "aggregate", "skipped", "micro")
+KINDS = ("run", "warmup", "aggregate", "skipped", "failed", "verdict", "micro")
 
 
 class ReportError(Exception):
@@ -108,10 +113,14 @@ def _parse(file: str, line: int, text: str) -> Record:
     if data["schema_version"] != SCHEMA_VERSION:
         raise fail(f"unsupported schema_version {data['schema_version']!r} (this report reads {SCHEMA_VERSION})")
 
+    if "claim" in data:
+        return _verdict(file, line, data, fail)
     config = _object(data, "config", fail)
     is_micro = data.get("kind") == "micro" or config.get("kind") == "micro"
     if data.get("skipped") is True:
         kind = "skipped"
+    elif data.get("failed") is True:
+        kind = "failed"
     elif data.get("aggregate") is True:
         kind = "aggregate"
     elif data.get("warmup") is True:
@@ -141,8 +150,18 @@ def _parse(file: str, line: int, text: str) -> Record:
     elif kind == "aggregate":
         _object(data, "metrics", fail)
     elif not isinstance(data.get("reason"), str):
-        raise fail("missing field 'reason' (a string) on a skipped record")
+        raise fail(f"missing field 'reason' (a string) on a {kind} record")
     return Record(file, line, kind, data)
+
+
+def _verdict(file: str, line: int, data: dict, fail) -> Record:
+    claim = _object(data, "claim", fail)
+    if not isinstance(claim.get("id"), str):
+        raise fail("missing field 'claim.id' (a string) on a verdict record")
+    for key in ("verdict", "scale"):
+        if not isinstance(data.get(key), str):
+            raise fail(f"missing field '{key}' (a string) on a verdict record")
+    return Record(file, line, "verdict", data)
 
 
 def _object(data: dict, key: str, fail) -> dict:

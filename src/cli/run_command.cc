@@ -22,6 +22,7 @@
 #include "run/result.h"
 #include "stats/sampling.h"
 #include "workload/properties.h"
+#include "workload/sources.h"
 #include "workload/stream.h"
 
 namespace pmemids {
@@ -93,16 +94,39 @@ PinPolicy parse_pin(const std::string& s) {
 
 // Thread-mode options that do not fit each other, refused before anything runs.
 void check_thread_options(const RunOptions& o, ThreadMode tm, const std::vector<Mode>& modes) {
-  if (tm == ThreadMode::kSingle && o.threads != 1) {
-    throw UsageError(fmt::format(
-        "--threads {} needs --thread-mode parallel or concurrent (single runs one thread)",
-        o.threads));
-  }
+  check_thread_count(o.thread_mode, o.threads);
   if (!o.lock.empty()) {
     if (tm != ThreadMode::kConcurrent) {
       throw UsageError(fmt::format("--lock {} applies to --thread-mode concurrent only", o.lock));
     }
     for (Mode m : modes) find_lock(o.lock, m);
+  }
+}
+
+// What the streams hold that the workload's properties did not say: scans from a
+// trace (refused for structures that cannot scan) and key draws folded after
+// bounded redraws (warned: the distribution is not YCSB's there).
+void check_streams(const RunStreams& built, const std::vector<const DsEntry*>& structures) {
+  uint64_t folds = 0, ops = 0;
+  bool scans = false;
+  for (const Stream& st : built.streams) {
+    folds += st.key_folds;
+    ops += st.ops.size();
+    scans |= st.max_scan_len > 0;
+  }
+  for (const DsEntry* e : structures) {
+    if (scans && !e->can_scan) {
+      throw UsageError(
+          fmt::format("{} cannot scan but the trace has scans; structures that can: {}", e->name,
+                      scanning_structures()));
+    }
+  }
+  if (folds > 0) {
+    fmt::print(stderr,
+               "pmemids: warning: {} of {} key choices gave up redrawing ids not inserted yet and "
+               "were folded onto the inserted ids (recordcount is tiny against the inserts "
+               "expected): the request distribution is not YCSB's here\n",
+               folds, ops);
   }
 }
 
@@ -161,11 +185,15 @@ void run(const RunOptions& o) {
 
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
   const int streams = tm == ThreadMode::kParallel ? o.threads : 1;
-  fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n", streams,
-             spec.recordcount, spec.operationcount, spec.seed);
-  std::vector<Stream> stream_store;
-  std::vector<uint64_t> stream_seeds;
-  stream_store.reserve(static_cast<size_t>(streams));
+  if (spec.tracefile.empty()) {
+    fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n",
+               streams, spec.recordcount, spec.operationcount, spec.seed);
+  } else {
+    fmt::print(stderr, "pmemids: reading {} x (trace {})\n", streams, spec.tracefile);
+  }
+  const RunStreams built = build_streams(spec, streams);
+  const std::vector<uint64_t>& stream_seeds = built.seeds;
+  check_streams(built, structures);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
@@ -178,11 +206,9 @@ void run(const RunOptions& o) {
                  .placement = placement,
                  .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms}};
   for (int t = 0; t < streams; ++t) {
-    stream_seeds.push_back(spec.seed + static_cast<uint64_t>(t));
-    stream_store.push_back(generate(spec, stream_seeds.back()));
+    const Stream& st = built.streams[static_cast<size_t>(t)];
     req.feeds.push_back(
-        {&stream_store.back(), sample_positions(stream_store.back().ops.size(), rate,
-                                                stream_seeds.back() ^ kSampleSeedSalt)});
+        {&st, sample_positions(st.ops.size(), rate, stream_seeds[t] ^ kSampleSeedSalt)});
   }
   const nlohmann::json context = collect_context(pool_dir, probe);
   const std::string out = o.out.empty() ? default_out() : o.out;

@@ -28,6 +28,7 @@
 #include "run/crew.h"
 #include "run/locks.h"
 #include "workload/properties.h"
+#include "workload/sources.h"
 #include "workload/stream.h"
 
 namespace pmemids {
@@ -146,9 +147,8 @@ struct WorkerOut {
   LatencySet latency;
 
   // A read copies one value; a scan every value it visits.
-  void prepare(const WorkloadSpec& spec) {
-    const uint32_t scan_max = spec.scanproportion > 0 ? spec.maxscanlength : 1;
-    buf.assign(size_t{spec.fieldlength} * scan_max, 0);
+  void prepare(const WorkloadSpec& spec, const Stream& st) {
+    buf.assign(size_t{spec.fieldlength} * std::max<uint32_t>(st.max_scan_len, 1), 0);
   }
 };
 
@@ -193,8 +193,7 @@ struct Slice {
 };
 
 inline Slice slice(const Feed& f, int t, int n) {
-  const size_t size = f.stream->ops.size();
-  const size_t lo = size * t / n, hi = size * (t + 1) / n;
+  const auto [lo, hi] = worker_slice(f.stream->ops.size(), t, n);
   Slice out{std::span<const Op>(f.stream->ops.data() + lo, hi - lo), {}};
   const auto first = std::lower_bound(f.samples.begin(), f.samples.end(), lo);
   for (auto it = first; it != f.samples.end() && *it < hi; ++it) out.samples.push_back(*it - lo);
@@ -213,7 +212,7 @@ RepResult run_instances(const RunRequest& req) {
   const CrewRun crew = run_crew(
       n, req.placement, req.timing,
       [&](int t) {
-        outs[t].prepare(*req.spec);
+        outs[t].prepare(*req.spec, *req.feeds[t].stream);
         inst[t].build(req, *req.feeds[t].stream, parallel ? t : -1);
       },
       [&](int t, const DriveControl& ctl) {
@@ -239,7 +238,7 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock&
   const CrewRun crew = run_crew(
       n, req.placement, req.timing,
       [&](int t) {
-        outs[t].prepare(*req.spec);
+        outs[t].prepare(*req.spec, *req.feeds[0].stream);
         slices[t] = detail::slice(req.feeds[0], t, n);
       },
       [&](int t, const DriveControl& ctl) {
