@@ -21,6 +21,7 @@
 #include "run/placement.h"
 #include "run/registry.h"
 #include "run/result.h"
+#include "stats/sampling.h"
 #include "util/file_checks.h"
 #include "util/stop_signals.h"
 #include "workload/properties.h"
@@ -135,23 +136,6 @@ void check_streams(const RunStreams& built, const std::vector<const DsEntry*>& s
                "expected): the request distribution is not YCSB's here\n",
                folds, ops);
   }
-}
-
-// Indices of the operations whose latency is timed: each independently with
-// probability `rate` (geometric gaps), from a seed derived from the workload's.
-std::vector<uint64_t> sample_positions(uint64_t n, double rate, uint64_t seed) {
-  std::vector<uint64_t> out;
-  if (rate <= 0 || n == 0) return out;
-  if (rate >= 1) {
-    out.resize(n);
-    std::iota(out.begin(), out.end(), uint64_t{0});
-    return out;
-  }
-  out.reserve(static_cast<size_t>(static_cast<double>(n) * rate * 1.1) + 16);
-  std::mt19937_64 rng(seed);
-  std::geometric_distribution<uint64_t> gap(rate);
-  for (uint64_t i = gap(rng); i < n; i += 1 + gap(rng)) out.push_back(i);
-  return out;
 }
 
 void run(const RunOptions& o) {

@@ -69,6 +69,10 @@ nlohmann::json config_json(const Configuration& c, const SweepSpec& spec) {
     config["workload_files"] = files;
   }
   for (const auto& [k, v] : c.properties) config[k] = value_json(v);
+  if (spec.command.size() == 2 && spec.command[0] == "micro") {
+    config["kind"] = "micro";
+    config["bench"] = spec.command[1];
+  }
   return config;
 }
 

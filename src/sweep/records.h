@@ -36,7 +36,8 @@ std::string stamp_run_output(const std::string& run_output, const SweepInfo& inf
 // The configuration as a record's "config": its keys in the underscore spelling
 // run records use (thread_mode), values as in the sweep file, properties by
 // name; "workload" is the last file's name and "workload_files" the files, as
-// in run records.
+// in run records; a micro sweep's configurations also carry "kind": "micro" and
+// "bench", as micro records do.
 nlohmann::json config_json(const Configuration& c, const SweepSpec& spec);
 
 // One line (ending in '\n') for a configuration that did not run to the end:
