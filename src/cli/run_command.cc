@@ -3,9 +3,12 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
@@ -122,6 +125,37 @@ std::vector<uint64_t> sample_positions(uint64_t n, double rate, uint64_t seed) {
   return out;
 }
 
+// Each worker's operations: parallel workers a stream each (seed + t),
+// concurrent workers slice t of n of the workload (seed + t), a single worker
+// the stream of `seed`; latency samples drawn per feed.
+struct Streams {
+  std::vector<Stream> store;
+  std::vector<uint64_t> seeds;
+  std::vector<Feed> feeds;
+};
+
+Streams make_streams(const WorkloadSpec& spec, ThreadMode tm, int threads, double rate) {
+  const int n = tm == ThreadMode::kSingle ? 1 : threads;
+  Streams s;
+  s.store.reserve(static_cast<size_t>(n));
+  for (int t = 0; t < n; ++t) {
+    const StreamSlice slice = tm == ThreadMode::kConcurrent
+                                  ? StreamSlice{static_cast<uint32_t>(t), static_cast<uint32_t>(n)}
+                                  : StreamSlice{};
+    s.seeds.push_back(spec.seed + static_cast<uint64_t>(t));
+    s.store.push_back(generate(spec, s.seeds.back(), slice));
+    s.feeds.push_back({&s.store.back(), sample_positions(s.store.back().ops.size(), rate,
+                                                         s.seeds.back() ^ kSampleSeedSalt)});
+  }
+  return s;
+}
+
+// --min-time: at most this many regrowths of one repetition, each by the
+// shortfall with this margin, by at most kMaxGrowth at a time.
+constexpr int kMaxMinTimeRetries = 8;
+constexpr double kMinTimeMargin = 1.25;
+constexpr double kMaxGrowth = 100;
+
 void run(const RunOptions& o) {
   PropertySet props;
   for (const auto& f : o.workload_files) props.load_file(f);
@@ -142,6 +176,16 @@ void run(const RunOptions& o) {
   }
   const ThreadMode tm = parse_thread_mode(o.thread_mode);
   check_thread_options(o, tm, modes);
+  if (o.min_time > 0 && o.duration > 0) {
+    throw UsageError(fmt::format(
+        "--min-time {} and --duration {}: --duration fixes the timed phase; use one or the other",
+        o.min_time, o.duration));
+  }
+  if (o.min_time > 0 && o.keep_pool) {
+    throw UsageError(
+        "--min-time and --keep-pool: a repetition --min-time reruns would find the pool its "
+        "first attempt kept; use one or the other");
+  }
   const Placement placement = plan_placement({.pin = parse_pin(o.pin),
                                               .cpu_node = o.cpu_node,
                                               .mem_node = o.mem_node,
@@ -176,41 +220,77 @@ void run(const RunOptions& o) {
   if (o.mem_node) bind_memory(*o.mem_node);
 
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
-  const int streams = tm == ThreadMode::kParallel ? o.threads : 1;
-  fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n", streams,
-             spec.recordcount, spec.operationcount, spec.seed);
-  std::vector<Stream> stream_store;
-  std::vector<uint64_t> stream_seeds;
-  stream_store.reserve(static_cast<size_t>(streams));
+  fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n",
+             tm == ThreadMode::kParallel ? o.threads : 1, spec.recordcount, spec.operationcount,
+             spec.seed);
+  WorkloadSpec current = spec;  // operationcount grows under --min-time
+  Streams streams = make_streams(current, tm, o.threads, rate);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
                  .load_factor = o.load_factor,
                  .max_height = o.max_height,
                  .node_keys = o.node_keys,
-                 .spec = &spec,
+                 .spec = &current,
                  .thread_mode = tm,
                  .threads = o.threads,
                  .placement = placement,
-                 .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms}};
-  for (int t = 0; t < streams; ++t) {
-    stream_seeds.push_back(spec.seed + static_cast<uint64_t>(t));
-    stream_store.push_back(generate(spec, stream_seeds.back()));
-    req.feeds.push_back(
-        {&stream_store.back(), sample_positions(stream_store.back().ops.size(), rate,
-                                                stream_seeds.back() ^ kSampleSeedSalt)});
-  }
+                 .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms},
+                 .feeds = streams.feeds};
   const nlohmann::json context = collect_context(pool_dir, probe);
   const std::string out = o.out.empty() ? default_out() : o.out;
+  const auto cpus = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
+  bool warned_load = false;
 
   print_table_header(stdout);
   for (const DsEntry* e : structures) {
     for (Mode m : modes) {
+      if (current.operationcount != spec.operationcount) {  // grown for the previous pair
+        current = spec;
+        streams = make_streams(current, tm, o.threads, rate);
+        req.feeds = streams.feeds;
+      }
       req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
       std::vector<double> measured;
       for (int rep = -o.warmup; rep < o.repeat; ++rep) {
+        const int shown = rep < 0 ? rep + o.warmup : rep;
         req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
-        const RepResult r = e->run[static_cast<int>(m)](req);
+        RepResult r;
+        nlohmann::json loadavg_before, loadavg_after;
+        for (int retry = 0;; ++retry) {
+          loadavg_before = load_average();
+          if (!warned_load && loadavg_before.is_array() && loadavg_before[0].get<double>() > cpus) {
+            fmt::print(stderr,
+                       "pmemids: warning: load average {:.2f} exceeds the {} CPUs: other work "
+                       "competes for them (recorded as loadavg_before/loadavg_after)\n",
+                       loadavg_before[0].get<double>(), cpus);
+            warned_load = true;
+          }
+          r = e->run[static_cast<int>(m)](req);
+          loadavg_after = load_average();
+          if (o.min_time <= 0 || r.seconds >= o.min_time || retry == kMaxMinTimeRetries) break;
+          const double factor =
+              std::min(kMaxGrowth, o.min_time / std::max(r.seconds, 1e-6) * kMinTimeMargin);
+          const auto grown = static_cast<uint64_t>(
+              std::ceil(static_cast<double>(std::max<uint64_t>(current.operationcount, 1)) *
+                        std::max(factor, 1.1)));
+          WorkloadSpec next = current;
+          next.operationcount = grown;
+          try {
+            streams = make_streams(next, tm, o.threads, rate);
+          } catch (const UsageError& err) {
+            fmt::print(stderr,
+                       "pmemids: warning: --min-time: cannot grow operationcount to {}: {}\n",
+                       grown, err.what());
+            break;
+          }
+          fmt::print(stderr,
+                     "pmemids: {} {} rep {}: timed phase {:.3f} s < --min-time {}: rerun with "
+                     "operationcount {}\n",
+                     e->name, mode_name(m), shown, r.seconds, o.min_time, grown);
+          current = next;
+          req.feeds = streams.feeds;
+        }
         nlohmann::json config = spec.to_json();
         config.update({{"ds", e->name},
                        {"mode", mode_name(m)},
@@ -222,9 +302,10 @@ void run(const RunOptions& o) {
                        {"cpu_node", o.cpu_node ? nlohmann::json(*o.cpu_node) : nlohmann::json()},
                        {"mem_node", o.mem_node ? nlohmann::json(*o.mem_node) : nlohmann::json()},
                        {"duration", o.duration > 0 ? nlohmann::json(o.duration) : nlohmann::json()},
+                       {"min_time", o.min_time > 0 ? nlohmann::json(o.min_time) : nlohmann::json()},
                        {"timeline_ms", o.timeline_ms},
                        {"latency_sample", rate},
-                       {"stream_seeds", stream_seeds},
+                       {"stream_seeds", streams.seeds},
                        {"workload", workload_name(spec)},
                        {"pool_dir", pool_dir},
                        {"pool_size", r.pool_bytes},
@@ -235,8 +316,11 @@ void run(const RunOptions& o) {
                        {"max_height", o.max_height},
                        {"repeat", o.repeat},
                        {"warmup", o.warmup},
-                       {"repetition", rep < 0 ? rep + o.warmup : rep}});
-        nlohmann::json record = make_record(context, config, r);
+                       {"repetition", shown}});
+        nlohmann::json rep_context = context;
+        rep_context["loadavg_before"] = loadavg_before;
+        rep_context["loadavg_after"] = loadavg_after;
+        nlohmann::json record = make_record(rep_context, config, r);
         if (rep < 0) {
           record["warmup"] = true;
         } else {
@@ -244,8 +328,12 @@ void run(const RunOptions& o) {
         }
         append_record(out, record);
         print_table_row(stdout, record);
+        for (const auto& w : record_warnings(record)) {
+          fmt::print(stderr, "pmemids: warning: {} {} rep {}: {}\n", e->name, mode_name(m), shown,
+                     w);
+        }
         if (rep == o.repeat - 1 && o.repeat > 1) {
-          const nlohmann::json agg = make_aggregate(context, config, measured);
+          const nlohmann::json agg = make_aggregate(rep_context, config, measured);
           append_record(out, agg);
           print_table_row(stdout, agg);
         }

@@ -60,6 +60,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                   "Run for this many seconds, replaying the operation stream cyclically, "
                   "instead of operationcount operations")
       ->check(CLI::Range(0.001, 86400.0));
+  sub->add_option("--min-time", o.min_time,
+                  "Grow operationcount (regenerating the stream before timing) and rerun a "
+                  "repetition until its timed phase lasts at least this many seconds")
+      ->check(CLI::Range(0.001, 86400.0));
   sub->add_option("--timeline-ms", o.timeline_ms,
                   "Record throughput per interval of this many milliseconds")
       ->check(CLI::Range(1, 3600000));

@@ -96,7 +96,7 @@ class KeyChooser {
 
 }  // namespace
 
-Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
+Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slice) {
   const double need = static_cast<double>(spec.recordcount) * sizeof(uint64_t) +
                       static_cast<double>(spec.operationcount) * sizeof(Op);
   const double have =
@@ -108,11 +108,18 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
                     spec.recordcount, spec.operationcount, need / (1 << 30), have / (1 << 30)));
   }
   Stream st{.codec = KeyCodec{spec.insertorder},
-            .values = ValuePool(spec.fieldlength, stream_seed ^ 0x5eed5eed5eed5eedULL)};
+            .values = ValuePool(spec.fieldlength, stream_seed ^ 0x5eed5eed5eed5eedULL),
+            .recordcount = spec.recordcount,
+            .slice = slice};
   Rng rng(stream_seed);
 
-  st.load_keys.reserve(spec.recordcount);
-  for (uint64_t id = 0; id < spec.recordcount; ++id) st.load_keys.push_back(st.codec.encode(id));
+  if (slice.index == 0) {
+    st.load_keys.reserve(spec.recordcount);
+    for (uint64_t id = 0; id < spec.recordcount; ++id) st.load_keys.push_back(st.codec.encode(id));
+  }
+  const uint64_t first_op = spec.operationcount * slice.index / slice.count;
+  const uint64_t op_count = spec.operationcount * (slice.index + 1) / slice.count - first_op;
+  const auto key_of = [&](uint64_t local) { return st.codec.encode(st.global_id(local)); };
 
   const double cut[kOpTypes] = {
       spec.readproportion,
@@ -126,16 +133,16 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
       static_cast<uint64_t>(static_cast<double>(spec.operationcount) * spec.insertproportion * 2.0);
   KeyChooser chooser(spec, spec.recordcount + expected_inserts);
 
-  uint64_t inserted = spec.recordcount;
-  st.ops.reserve(spec.operationcount);
-  for (uint64_t i = 0; i < spec.operationcount; ++i) {
+  uint64_t inserted = spec.recordcount;  // local ids
+  st.ops.reserve(op_count);
+  for (uint64_t i = 0; i < op_count; ++i) {
     const double u = rng.uniform01();
     int t = 0;
     while (t < kOpTypes - 1 && u >= cut[t]) ++t;
     Op op{.key = 0, .value = nullptr, .type = static_cast<OpType>(t), .scan_len = 0};
     switch (op.type) {
       case OpType::kInsert:
-        op.key = st.codec.encode(inserted++);
+        op.key = key_of(inserted++);
         op.value = st.values.get(i);
         break;
       case OpType::kRead:
@@ -143,25 +150,26 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
           op.key = st.codec.encode(kMissBase + rng.below(kMissBase));
           ++st.read_misses;
         } else {
-          op.key = st.codec.encode(chooser.next(rng, inserted));
+          op.key = key_of(chooser.next(rng, inserted));
         }
         break;
       case OpType::kScan:
-        op.key = st.codec.encode(chooser.next(rng, inserted));
+        op.key = key_of(chooser.next(rng, inserted));
         op.scan_len = static_cast<uint32_t>(1 + rng.below(spec.maxscanlength));
         break;
       case OpType::kUpdate:
       case OpType::kReadModifyWrite:
-        op.key = st.codec.encode(chooser.next(rng, inserted));
+        op.key = key_of(chooser.next(rng, inserted));
         op.value = st.values.get(i);
         break;
       case OpType::kDelete:
-        op.key = st.codec.encode(chooser.next(rng, inserted));
+        op.key = key_of(chooser.next(rng, inserted));
         break;
     }
     st.ops.push_back(op);
   }
-  st.records_max = inserted;
+  st.inserts = inserted - spec.recordcount;
+  st.records_max = st.inserts == 0 ? spec.recordcount : st.global_id(inserted - 1) + 1;
   return st;
 }
 
