@@ -28,6 +28,7 @@ struct SweepOptions {
   std::string pool_dir;
   bool dry_run = false;
   bool retry_skipped = false;
+  bool no_interleave = false;
 };
 
 std::string default_out(const SweepOptions& o) {
@@ -49,7 +50,11 @@ void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Configuratio
     ss << in.rdbuf();
     const sweep::OutputScan scan = sweep::scan_output(ss.str());
     size_t n = 0;
-    for (const auto& c : configs) n += sweep::already_recorded(scan, c.id, o.retry_skipped) ? 1 : 0;
+    for (const auto& c : configs) {
+      const auto* repeat = c.option("repeat");
+      const int reps = repeat != nullptr ? std::stoi(sweep::value_text(*repeat)) : 1;
+      n += sweep::already_recorded(scan, c.id, o.retry_skipped, reps) ? 1 : 0;
+    }
     recorded = fmt::format(", {} already recorded in {}", n, out);
   }
   fmt::print(stderr, "pmemids: sweep {} (scale {}): {} configurations{}\n", spec.file, spec.scale,
@@ -75,6 +80,7 @@ void sweep_main(const SweepOptions& o) {
   d.out = out;
   d.pool_dir = o.pool_dir;
   d.retry_skipped = o.retry_skipped;
+  d.interleave = !o.no_interleave;
   d.interrupted = sweep::interrupt_requested;
   const int code = sweep::run_sweep(
       spec, configs,
@@ -109,6 +115,9 @@ void add_sweep_command(CLI::App& app) {
                 "Print the configurations as pmemids run command lines; run nothing");
   sub->add_flag("--retry-skipped", o->retry_skipped,
                 "Run configurations recorded as skipped again (failed ones always are)");
+  sub->add_flag("--no-interleave", o->no_interleave,
+                "Run each configuration's repetitions together, configuration after "
+                "configuration (default: repetition 1 of every configuration, then 2, ...)");
   sub->callback([o] { sweep_main(*o); });
 }
 
