@@ -37,9 +37,11 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(CLI::Range(3, 1024));
   sub->add_option("--max-height", o.max_height, "Skiplist maximum height")
       ->check(CLI::Range(1, 64));
-  sub->add_option("--thread-mode", o.thread_mode,
-                  "single | parallel (an instance and pool per thread, each runs the whole "
-                  "workload) | concurrent (one instance, operations split, one global lock)")
+  sub->add_option(
+         "--thread-mode", o.thread_mode,
+         "single | parallel (an instance and pool per thread, each runs the whole "
+         "workload) | concurrent (one instance, each thread its own slice of the workload, "
+         "one global lock)")
       ->check(CLI::IsMember({"single", "parallel", "concurrent"}));
   sub->add_option("--threads", o.threads, "Worker threads (parallel, concurrent)")
       ->check(CLI::Range(1, 1024));

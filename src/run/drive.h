@@ -52,10 +52,12 @@ struct DriveEnd {
 
 namespace detail {
 
-// One pass over `size` operations; chunk(first, n) yields the n operations
-// from index `first`. False when stopped.
+// One pass over the operations [base, end) in chunks; chunk(first, stop)
+// yields the operations to run for [first, stop): `first` itself, or a
+// replay's rewrite of them. False when stopped.
 template <class DS, class Lock, class Chunk>
-[[gnu::always_inline]] inline bool drive_pass(DS& ds, Lock& lock, size_t size,
+[[gnu::always_inline]] inline bool drive_pass(DS& ds, Lock& lock, const Op* const base,
+                                              const Op* const end,
                                               std::span<const uint64_t> samples, char* buf,
                                               uint32_t value_size, const DriveControl& ctl,
                                               OpTally& tally, LatencySet& latency, uint64_t& done,
@@ -63,24 +65,24 @@ template <class DS, class Lock, class Chunk>
   using Clock = std::chrono::steady_clock;
   const uint64_t* s = samples.data();
   const uint64_t* const s_end = s + samples.size();
-  for (size_t first = 0; first < size;) {
-    const size_t n = size - first > kChunk ? kChunk : size - first;
-    const Op* const base = chunk(first, n);  // operation `first` is base[0]
-    const Op* op = base;
-    const Op* const stop = base + n;
-    for (; s != s_end && *s < first + n; ++s) {
-      const Op* const timed = base + (*s - first);
-      execute(ds, lock, op, timed, buf, value_size, tally);
+  for (const Op* op = base; op != end;) {
+    const Op* const first = op;
+    const Op* const stop = end - op > static_cast<ptrdiff_t>(kChunk) ? op + kChunk : end;
+    const Op* const run = chunk(first, stop);
+    const Op* next = run;
+    for (; s != s_end && base + *s < stop; ++s) {
+      const Op* const timed = run + (base + *s - first);
+      execute(ds, lock, next, timed, buf, value_size, tally);
       const auto t0 = Clock::now();
       execute(ds, lock, timed, timed + 1, buf, value_size, tally);
       const auto t1 = Clock::now();
       latency[static_cast<size_t>(timed->type)].record(
           static_cast<uint64_t>(std::chrono::nanoseconds(t1 - t0).count()));
-      op = timed + 1;
+      next = timed + 1;
     }
-    execute(ds, lock, op, stop, buf, value_size, tally);
-    done += n;
-    first += n;
+    execute(ds, lock, next, run + (stop - first), buf, value_size, tally);
+    done += static_cast<uint64_t>(stop - first);
+    op = stop;
     ctl.progress->store(done, std::memory_order_relaxed);
     if (ctl.stop->load(std::memory_order_relaxed)) return false;
   }
@@ -95,22 +97,23 @@ DriveEnd drive(DS& ds, Lock& lock, const DriveInput& in, char* buf, uint32_t val
   if (ctl.cyclic && (in.replay == nullptr || in.scratch == nullptr)) {
     throw std::logic_error("a cyclic drive needs a Replay and a scratch chunk");
   }
-  const Op* const ops = in.ops.data();
-  const size_t size = in.ops.size();
+  const Op* const base = in.ops.data();
+  const Op* const last = base + in.ops.size();
   uint64_t done = 0;
   DriveEnd end;
-  bool more = detail::drive_pass(ds, lock, size, in.samples, buf, value_size, ctl, tally, latency,
-                                 done, [ops](size_t first, size_t) { return ops + first; });
-  while (more && ctl.cyclic && size > 0) {
+  bool more = detail::drive_pass(ds, lock, base, last, in.samples, buf, value_size, ctl, tally,
+                                 latency, done, [](const Op* first, const Op*) { return first; });
+  while (more && ctl.cyclic && base != last) {
     if (end.cycles == in.max_cycles) {
       end.budget_exhausted = true;
       ctl.stop->store(true, std::memory_order_relaxed);
       break;
     }
     const uint64_t cycle = end.cycles++;
-    more = detail::drive_pass(ds, lock, size, in.samples, buf, value_size, ctl, tally, latency,
-                              done, [&](size_t first, size_t n) {
-                                in.replay->fill(cycle, first, n, in.scratch);
+    more = detail::drive_pass(ds, lock, base, last, in.samples, buf, value_size, ctl, tally,
+                              latency, done, [&](const Op* first, const Op* stop) {
+                                in.replay->fill(cycle, static_cast<size_t>(first - base),
+                                                static_cast<size_t>(stop - first), in.scratch);
                                 return static_cast<const Op*>(in.scratch);
                               });
   }

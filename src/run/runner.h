@@ -199,12 +199,17 @@ template <class DS, class Lock>
 }
 
 // Record ids an instance that `streams` share must address, and the replay
-// cycles it is sized for (1 without --duration).
+// cycles it is sized for (1 without --duration). A reopened pool was sized by
+// the run that created it: its replay does not grow it (one cycle, when the
+// streams insert).
 template <class DS>
 std::pair<uint64_t, uint64_t> sized_for(const RunRequest& req,
                                         std::span<const Stream* const> streams, int instances) {
   uint64_t cycles = 1;
-  if (req.timing.duration > 0) {
+  if (req.timing.duration > 0 && req.reopen) {
+    cycles = kUnboundedCycles;
+    for (const Stream* s : streams) cycles = s->inserts > 0 ? 1 : cycles;
+  } else if (req.timing.duration > 0) {
     DsOptions one = ds_options(req, *streams[0], 1), two = ds_options(req, *streams[0], 2);
     cycles = replay_cycles(req.timing.duration, streams, DS::pool_bytes(two) - DS::pool_bytes(one),
                            instances);
