@@ -7,7 +7,7 @@
 # tests/cli/test_trust.py checks that every command the docs name is here.
 #
 # Usage: scripts/docs-figures.sh [section...]   (default: all sections)
-#   sections: bench harness callgrind threads latency replay libpmemobj crash
+#   sections: bench harness callgrind threads latency replay libpmemobj ycsb crash
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh release pmemids >/dev/null
@@ -22,7 +22,7 @@ fig() {
   { echo "\$ $*"; "$@"; } >"$out/$n.txt" 2>&1 || echo "[$n] exit $?" >&2
 }
 SECTIONS=("$@")
-[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj crash)
+[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj ycsb crash)
 has() { [[ " ${SECTIONS[*]} " == *" $1 "* ]]; }
 
 W=workloads
@@ -41,13 +41,14 @@ if has callgrind; then  # performance.md: instructions per operation, old and ne
   fig scripts/callgrind-ops.sh --ds blackhole --mode dram -p recordcount=1000 -p operationcount=1000000 -p readproportion=0.5 -p updateproportion=0.5 --latency-sample 0
   fig scripts/callgrind-ops.sh --ds hashtable --mode dram -P workloads/pmemids-write -p recordcount=200000 -p operationcount=500000
   for m in pmem-persist pmem-trans; do
-    fig valgrind --tool=callgrind --toggle-collect='*timed_drive*' --callgrind-out-file="$out/cg-$m.out" build/pmemids run --ds hashtable --mode $m -P $W/pmemids-write -p recordcount=100000 -p operationcount=200000 --out "$out/cg.jsonl"
-    fig callgrind_annotate --inclusive=yes "$out/cg-$m.out"
+    fig scripts/callgrind-ops.sh --top 8 --ds hashtable --mode $m -P $W/pmemids-write -p recordcount=100000 -p operationcount=200000
   done
   for v in 0 0.01; do
     fig scripts/callgrind-ops.sh --ds blackhole --mode dram -p recordcount=1000 -p operationcount=1000000 -p readproportion=0.5 -p updateproportion=0.5 --latency-sample $v
   done
-  fig valgrind --tool=callgrind --branch-sim=yes --toggle-collect='*timed_drive*' --callgrind-out-file="$out/cg-btree.out" build/pmemids run --ds btree,bplustree --mode dram -P workloads/pmemids-read -p recordcount=300000 -p operationcount=300000 --out "$out/cg.jsonl"
+  for ds in btree bplustree; do
+    fig scripts/callgrind-ops.sh --branch-sim --ds $ds --mode dram -P workloads/pmemids-read -p recordcount=300000 -p operationcount=300000
+  done
 fi
 
 if has threads; then  # performance.md: thread modes
@@ -76,12 +77,26 @@ if has replay; then  # performance.md: what --duration's replay costs, and its f
   done
   fig pmemids run --ds hashtable --mode pmem-persist -P workloads/pmemids-write -p recordcount=20000 -p operationcount=20000 --duration 1 --out "$out/replay.jsonl"
   fig pmemids run --ds hashtable --mode pmem-persist -P workloads/pmemids-write -p recordcount=20000 -p operationcount=20000 --out "$out/replay.jsonl"
+  for d in zipfian-ycsbc zipfian uniform; do
+    for dur in "" "--duration 0.5"; do
+      # shellcheck disable=SC2086  # $dur is empty or two words
+      fig pmemids run --ds bplustree --mode dram -p recordcount=5000 -p operationcount=20000 -p readmissrate=0.1 -p readproportion=0.3 -p updateproportion=0.2 -p insertproportion=0.2 -p readmodifywriteproportion=0.1 -p deleteproportion=0.2 -p requestdistribution=$d $dur --out "$out/replay-deletes.jsonl"
+    done
+  done
 fi
 
 if has libpmemobj; then  # performance.md: libpmemobj's own flushes
   for ds in arraylist linkedlist hashtable skiplist btree bplustree rbtree; do
     for m in pmem-persist pmem-trans; do
       fig scripts/callgrind-ops.sh --ds $ds --mode $m -P workloads/pmemids-write -p recordcount=20000 -p operationcount=20000 --latency-sample 0
+    done
+  done
+fi
+
+if has ycsb; then  # performance.md: YCSB's zipfian against YCSB-C's
+  for w in pmemids-read pmemids-write; do
+    for d in zipfian-ycsbc zipfian; do
+      fig pmemids stream -P $W/$w -p recordcount=1000000 -p operationcount=1000000 -p requestdistribution=$d --summary
     done
   done
 fi

@@ -2,8 +2,8 @@
 
 Columns, in this order:
   file, line        where the record was read (line is 1-based)
-  kind              run | warmup | aggregate | skipped (see load.py)
-  reason            why a skipped configuration did not run (empty otherwise)
+  kind              run | warmup | aggregate | skipped | failed | verdict (see load.py)
+  reason            why a skipped configuration did not run, or a failed one failed (empty otherwise)
   schema_version
   config.<key>      every config field (nested objects as config.<key>.<subkey>)
   context.<key>     every context field, likewise
@@ -24,7 +24,7 @@ from .load import Record
 
 LEADING = ["file", "line", "kind", "reason", "schema_version"]
 GROUPS = ["config", "context", "metrics"]
-FLAGS = {"warmup", "aggregate", "skipped"} | set(LEADING)  # represented by the leading columns
+FLAGS = {"warmup", "aggregate", "skipped", "failed"} | set(LEADING)  # represented by the leading columns
 
 
 def _flatten(prefix: str, value, out: dict) -> None:

@@ -10,12 +10,17 @@ one record, classified by its top-level flags:
              repetition (the report recomputes statistics from run records)
   skipped    `"skipped": true`: a configuration that could not run; listed with
              its reason, never plotted
+  failed     `"failed": true`: a sweep's record of a configuration whose run failed;
+             listed with its reason, never plotted
+  verdict    a `claim` object: a claim's verdict from `pmemids reproduce`; shown on
+             the reproduction page, never a configuration
 
 Required fields (everything else is optional; unknown top-level keys are ignored):
-  every record      schema_version == 1; config object with string ds and mode
+  every record      schema_version == 1; config object with string ds and mode (not verdicts)
   run, warmup       context object; metrics object with a number ops_per_sec >= 0
   aggregate         metrics object
-  skipped           string reason
+  skipped, failed   string reason
+  verdict           claim object with a string id; string verdict and scale
   when present      config.threads an integer >= 1; config.cpu_node / config.mem_node
                     an integer or null
 
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA_VERSION = 1
-KINDS = ("run", "warmup", "aggregate", "skipped")
+KINDS = ("run", "warmup", "aggregate", "skipped", "failed", "verdict")
 
 
 class ReportError(Exception):
@@ -103,8 +108,12 @@ def _parse(file: str, line: int, text: str) -> Record:
     if data["schema_version"] != SCHEMA_VERSION:
         raise fail(f"unsupported schema_version {data['schema_version']!r} (this report reads {SCHEMA_VERSION})")
 
+    if "claim" in data:
+        return _verdict(file, line, data, fail)
     if data.get("skipped") is True:
         kind = "skipped"
+    elif data.get("failed") is True:
+        kind = "failed"
     elif data.get("aggregate") is True:
         kind = "aggregate"
     elif data.get("warmup") is True:
@@ -133,8 +142,18 @@ def _parse(file: str, line: int, text: str) -> Record:
     elif kind == "aggregate":
         _object(data, "metrics", fail)
     elif not isinstance(data.get("reason"), str):
-        raise fail("missing field 'reason' (a string) on a skipped record")
+        raise fail(f"missing field 'reason' (a string) on a {kind} record")
     return Record(file, line, kind, data)
+
+
+def _verdict(file: str, line: int, data: dict, fail) -> Record:
+    claim = _object(data, "claim", fail)
+    if not isinstance(claim.get("id"), str):
+        raise fail("missing field 'claim.id' (a string) on a verdict record")
+    for key in ("verdict", "scale"):
+        if not isinstance(data.get(key), str):
+            raise fail(f"missing field '{key}' (a string) on a verdict record")
+    return Record(file, line, "verdict", data)
 
 
 def _object(data: dict, key: str, fail) -> dict:

@@ -48,7 +48,7 @@ const char* const kDefaultProperties[] = {
     "updateproportion=0.3",
     "insertproportion=0.4",
     "deleteproportion=0.3",
-    "requestdistribution=uniform",
+    "requestdistribution=uniform-inserted",
 };
 
 std::vector<Mode> select_modes(const std::string& arg) {
@@ -130,6 +130,12 @@ void crash(const CrashCliOptions& o) {
   for (const auto& f : o.workload_files) props.load_file(f);
   for (const auto& kv : o.properties) props.set_override(kv);
   const WorkloadSpec spec = props.build();
+  if (!spec.tracefile.empty()) {
+    throw UsageError(fmt::format(
+        "tracefile={}: crash generates its operations from the workload's seed; traces run "
+        "with pmemids run",
+        spec.tracefile));
+  }
   if (spec.recordcount + spec.operationcount > 200000) {
     throw UsageError(
         "crash runs check every point against a replayed model: keep recordcount + "

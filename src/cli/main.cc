@@ -1,6 +1,7 @@
 // pmemids: benchmarks indexing data structures on persistent memory.
 // Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error,
-// 3 crash consistency violations with `crash --fail-on-violation`.
+// 3 crash consistency violations with `crash --fail-on-violation`, or a
+// significant regression with `compare --fail-on-regression`.
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -14,6 +15,9 @@ int main(int argc, char** argv) {
   pmemids::add_report_command(app);
   pmemids::add_sweep_command(app);
   pmemids::add_crash_command(app);
+  pmemids::add_reproduce_command(app);
+  pmemids::add_stream_command(app);
+  pmemids::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -24,6 +24,7 @@
 #include "run/registry.h"
 #include "run/result.h"
 #include "workload/properties.h"
+#include "workload/sources.h"
 #include "workload/stream.h"
 
 namespace pmemids {
@@ -95,16 +96,39 @@ PinPolicy parse_pin(const std::string& s) {
 
 // Thread-mode options that do not fit each other, refused before anything runs.
 void check_thread_options(const RunOptions& o, ThreadMode tm, const std::vector<Mode>& modes) {
-  if (tm == ThreadMode::kSingle && o.threads != 1) {
-    throw UsageError(fmt::format(
-        "--threads {} needs --thread-mode parallel or concurrent (single runs one thread)",
-        o.threads));
-  }
+  check_thread_count(o.thread_mode, o.threads);
   if (!o.lock.empty()) {
     if (tm != ThreadMode::kConcurrent) {
       throw UsageError(fmt::format("--lock {} applies to --thread-mode concurrent only", o.lock));
     }
     for (Mode m : modes) find_lock(o.lock, m);
+  }
+}
+
+// What the streams hold that the workload's properties did not say: scans from a
+// trace (refused for structures that cannot scan) and key draws folded after
+// bounded redraws (warned: the distribution is not YCSB's there).
+void check_streams(const RunStreams& built, const std::vector<const DsEntry*>& structures) {
+  uint64_t folds = 0, ops = 0;
+  bool scans = false;
+  for (const Stream& st : built.streams) {
+    folds += st.key_folds;
+    ops += st.ops.size();
+    scans |= st.max_scan_len > 0;
+  }
+  for (const DsEntry* e : structures) {
+    if (scans && !e->can_scan) {
+      throw UsageError(
+          fmt::format("{} cannot scan but the trace has scans; structures that can: {}", e->name,
+                      scanning_structures()));
+    }
+  }
+  if (folds > 0) {
+    fmt::print(stderr,
+               "pmemids: warning: {} of {} key choices gave up redrawing ids not inserted yet and "
+               "were folded onto the inserted ids (recordcount is tiny against the inserts "
+               "expected): the request distribution is not YCSB's here\n",
+               folds, ops);
   }
 }
 
@@ -125,27 +149,23 @@ std::vector<uint64_t> sample_positions(uint64_t n, double rate, uint64_t seed) {
   return out;
 }
 
-// Each worker's operations: parallel workers a stream each (seed + t),
-// concurrent workers slice t of n of the workload (seed + t), a single worker
-// the stream of `seed`; latency samples drawn per feed.
+// Each worker's operations (build_streams: parallel workers a stream each,
+// concurrent workers slice t of n of the workload, a single worker one
+// stream) and its latency samples.
 struct Streams {
-  std::vector<Stream> store;
-  std::vector<uint64_t> seeds;
+  RunStreams built;
   std::vector<Feed> feeds;
 };
 
 Streams make_streams(const WorkloadSpec& spec, ThreadMode tm, int threads, double rate) {
-  const int n = tm == ThreadMode::kSingle ? 1 : threads;
-  Streams s;
-  s.store.reserve(static_cast<size_t>(n));
-  for (int t = 0; t < n; ++t) {
-    const StreamSlice slice = tm == ThreadMode::kConcurrent
-                                  ? StreamSlice{static_cast<uint32_t>(t), static_cast<uint32_t>(n)}
-                                  : StreamSlice{};
-    s.seeds.push_back(spec.seed + static_cast<uint64_t>(t));
-    s.store.push_back(generate(spec, s.seeds.back(), slice));
-    s.feeds.push_back({&s.store.back(), sample_positions(s.store.back().ops.size(), rate,
-                                                         s.seeds.back() ^ kSampleSeedSalt)});
+  Streams s{.built = build_streams(
+                spec, tm == ThreadMode::kSingle ? 1 : threads,
+                tm == ThreadMode::kConcurrent ? StreamShare::kSlices : StreamShare::kOwn),
+            .feeds = {}};
+  for (size_t t = 0; t < s.built.streams.size(); ++t) {
+    const Stream& st = s.built.streams[t];
+    s.feeds.push_back(
+        {&st, sample_positions(st.ops.size(), rate, s.built.seeds[t] ^ kSampleSeedSalt)});
   }
   return s;
 }
@@ -176,6 +196,12 @@ void run(const RunOptions& o) {
   }
   const ThreadMode tm = parse_thread_mode(o.thread_mode);
   check_thread_options(o, tm, modes);
+  if (o.min_time > 0 && !spec.tracefile.empty()) {
+    throw UsageError(fmt::format(
+        "--min-time {} and tracefile={}: --min-time grows operationcount, a trace fixes the "
+        "operations; use one or the other",
+        o.min_time, spec.tracefile));
+  }
   if (o.min_time > 0 && o.duration > 0) {
     throw UsageError(fmt::format(
         "--min-time {} and --duration {}: --duration fixes the timed phase; use one or the other",
@@ -220,11 +246,21 @@ void run(const RunOptions& o) {
   if (o.mem_node) bind_memory(*o.mem_node);
 
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
-  fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n",
-             tm == ThreadMode::kParallel ? o.threads : 1, spec.recordcount, spec.operationcount,
-             spec.seed);
+  if (spec.tracefile.empty() && tm == ThreadMode::kConcurrent) {
+    fmt::print(stderr,
+               "pmemids: generating {} load keys and {} operations in {} slices (seed {})\n",
+               spec.recordcount, spec.operationcount, o.threads, spec.seed);
+  } else if (spec.tracefile.empty()) {
+    fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n",
+               tm == ThreadMode::kParallel ? o.threads : 1, spec.recordcount, spec.operationcount,
+               spec.seed);
+  } else {
+    fmt::print(stderr, "pmemids: reading {} x (trace {})\n",
+               tm == ThreadMode::kParallel ? o.threads : 1, spec.tracefile);
+  }
   WorkloadSpec current = spec;  // operationcount grows under --min-time
   Streams streams = make_streams(current, tm, o.threads, rate);
+  check_streams(streams.built, structures);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
@@ -305,7 +341,7 @@ void run(const RunOptions& o) {
                        {"min_time", o.min_time > 0 ? nlohmann::json(o.min_time) : nlohmann::json()},
                        {"timeline_ms", o.timeline_ms},
                        {"latency_sample", rate},
-                       {"stream_seeds", streams.seeds},
+                       {"stream_seeds", streams.built.seeds},
                        {"workload", workload_name(spec)},
                        {"pool_dir", pool_dir},
                        {"pool_size", r.pool_bytes},

@@ -4,7 +4,17 @@
 
 #include <cstdlib>
 
+#include "errors.h"
+
 namespace pmemids {
+
+void check_thread_count(const std::string& thread_mode, int threads) {
+  if (thread_mode == "single" && threads != 1) {
+    throw UsageError(fmt::format(
+        "--threads {} needs --thread-mode parallel or concurrent (single runs one thread)",
+        threads));
+  }
+}
 
 void add_run_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--ds", o.ds, "Structure(s): name, comma-separated names, or 'all'")->required();

@@ -41,6 +41,10 @@ struct RunOptions {
   double latency_sample = -1;  // fraction of operations timed; < 0: the default
 };
 
+// --threads other than 1 needs --thread-mode parallel or concurrent: a
+// UsageError otherwise (run and stream).
+void check_thread_count(const std::string& thread_mode, int threads);
+
 // Registers every `pmemids run` option on `sub`, writing into `o`. Parsing
 // checks syntax and ranges; combinations are checked when the run starts.
 void add_run_options(CLI::App* sub, RunOptions& o);

@@ -172,8 +172,7 @@ struct WorkerOut {
 
   // A read copies one value; a scan every value it visits.
   void prepare(const RunRequest& req, const Feed& feed) {
-    const uint32_t scan_max = req.spec->scanproportion > 0 ? req.spec->maxscanlength : 1;
-    buf.assign(size_t{req.spec->fieldlength} * scan_max, 0);
+    buf.assign(size_t{req.spec->fieldlength} * std::max<uint32_t>(feed.stream->max_scan_len, 1), 0);
     if (req.timing.duration > 0) {
       scratch.resize(kChunk);
       replay = Replay(*feed.stream);

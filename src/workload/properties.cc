@@ -10,6 +10,7 @@
 #include <set>
 
 #include "errors.h"
+#include "workload/key_chooser.h"
 
 namespace pmemids {
 namespace {
@@ -139,7 +140,9 @@ const std::map<std::string, Setter>& setters() {
       {"requestdistribution",
        enum_field<Distribution>(&WorkloadSpec::requestdistribution,
                                 {{"uniform", Distribution::kUniform},
+                                 {"uniform-inserted", Distribution::kUniformInserted},
                                  {"zipfian", Distribution::kZipfian},
+                                 {"zipfian-ycsbc", Distribution::kZipfianYcsbc},
                                  {"latest", Distribution::kLatest},
                                  {"hotspot", Distribution::kHotspot},
                                  {"sequential", Distribution::kSequential}})},
@@ -157,6 +160,12 @@ const std::map<std::string, Setter>& setters() {
       {"hotspotopnfraction", fraction_field(&WorkloadSpec::hotspotopnfraction)},
       {"readmissrate", fraction_field(&WorkloadSpec::readmissrate)},
       {"seed", uint_field(&WorkloadSpec::seed, 0, UINT64_MAX)},
+      {"tracefile",
+       [](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+         if (v.empty()) bad(k, v, o, "the path of a trace file (pmemids stream writes one)");
+         s.tracefile = v;
+       }},
+      {"traceload", enum_field<bool>(&WorkloadSpec::traceload, {{"true", true}, {"false", false}})},
   };
   return table;
 }
@@ -167,8 +176,12 @@ const char* distribution_name(Distribution d) {
   switch (d) {
     case Distribution::kUniform:
       return "uniform";
+    case Distribution::kUniformInserted:
+      return "uniform-inserted";
     case Distribution::kZipfian:
       return "zipfian";
+    case Distribution::kZipfianYcsbc:
+      return "zipfian-ycsbc";
     case Distribution::kLatest:
       return "latest";
     case Distribution::kHotspot:
@@ -247,6 +260,11 @@ WorkloadSpec PropertySet::build() const {
                     sum, spec.readproportion, spec.updateproportion, spec.insertproportion,
                     spec.scanproportion, spec.readmodifywriteproportion, spec.deleteproportion));
   }
+  if (spec.traceload && spec.tracefile.empty()) {
+    throw UsageError(
+        "traceload=true loads the keys of a trace: it needs tracefile=PATH (pmemids stream "
+        "writes one)");
+  }
   constexpr uint64_t kMaxScanBytes = uint64_t{1} << 30;
   if (spec.scanproportion > 0 && uint64_t{spec.fieldlength} * spec.maxscanlength > kMaxScanBytes) {
     throw UsageError(
@@ -276,6 +294,9 @@ nlohmann::json WorkloadSpec::to_json() const {
       {"hotspotopnfraction", hotspotopnfraction},
       {"readmissrate", readmissrate},
       {"seed", seed},
+      {"tracefile", tracefile.empty() ? nlohmann::json() : nlohmann::json(tracefile)},
+      {"traceload", traceload},
+      {"request_generator", tracefile.empty() ? generator_name(requestdistribution) : "trace"},
       {"workload_files", files},
       {"ignored_properties", ignored},
   };

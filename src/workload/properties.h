@@ -17,7 +17,15 @@
 
 namespace pmemids {
 
-enum class Distribution { kUniform, kZipfian, kLatest, kHotspot, kSequential };
+enum class Distribution {
+  kUniform,
+  kUniformInserted,
+  kZipfian,
+  kZipfianYcsbc,
+  kLatest,
+  kHotspot,
+  kSequential
+};
 enum class InsertOrder { kHashed, kOrdered };
 
 struct WorkloadSpec {
@@ -38,12 +46,16 @@ struct WorkloadSpec {
   double hotspotopnfraction = 0.8;
   double readmissrate = 0;
   uint64_t seed = 1;
+  std::string tracefile;   // run phase from this trace instead of generated (workload/trace.h)
+  bool traceload = false;  // with tracefile: load the keys the trace uses, not recordcount ids
 
   std::vector<std::string> files;              // property files, in order
   std::map<std::string, std::string> ignored;  // YCSB keys accepted but not applied
 
-  // Every property with its effective value, keyed by property name, plus
-  // "workload_files" and "ignored_properties".
+  // Every property with its effective value, keyed by property name (tracefile
+  // null when none), plus "request_generator" (the key chooser that ran:
+  // generator_name() in workload/key_chooser.h, or "trace"), "workload_files"
+  // and "ignored_properties".
   nlohmann::json to_json() const;
 };
 

@@ -2,10 +2,11 @@
 
 #include <unistd.h>
 
-#include <memory>
+#include <algorithm>
 
 #include "errors.h"
 #include "workload/generators.h"
+#include "workload/key_chooser.h"
 
 namespace pmemids {
 
@@ -40,83 +41,34 @@ ValuePool::ValuePool(uint32_t fieldlength, uint64_t seed, size_t count)
   for (auto& b : bytes_) b = static_cast<char>('!' + rng.below(94));  // printable, like YCSB
 }
 
-namespace {
+double physical_memory_bytes() {
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
 
-// Chooses the record id an existing-key operation targets, among the
-// `inserted` ids so far.
-class KeyChooser {
- public:
-  static constexpr int kMaxRedraws = 64;
-
-  KeyChooser(const WorkloadSpec& s, uint64_t expected_ids) : s_(s) {
-    const double theta = s.zipfianconstant;
-    if (s.requestdistribution == Distribution::kZipfian) {
-      zipf_ = std::make_unique<Zipfian>(expected_ids, theta);
-    } else if (s.requestdistribution == Distribution::kLatest) {
-      zipf_ = std::make_unique<Zipfian>(s.recordcount, theta);
-    }
-  }
-
-  uint64_t next(Rng& rng, uint64_t inserted) {
-    switch (s_.requestdistribution) {
-      case Distribution::kUniform:
-        return rng.below(inserted);
-      case Distribution::kZipfian:
-        // Scrambled zipfian (YCSB's "zipfian"): ranks over the expected id count
-        // are hashed across the id space; ids not inserted yet are redrawn, as
-        // YCSB does. When few ids exist yet (tiny recordcount, many inserts)
-        // redraws could go on for ever, so after kMaxRedraws the hashed rank
-        // is folded onto the ids that exist.
-        for (int tries = 0;; ++tries) {
-          const uint64_t h = fnv1a64(zipf_->next(rng));
-          if (tries == kMaxRedraws) return h % inserted;
-          if (h % zipf_->items() < inserted) return h % zipf_->items();
-        }
-      case Distribution::kLatest:
-        return inserted - 1 - zipf_->next(rng, inserted);
-      case Distribution::kHotspot: {
-        const auto hot =
-            static_cast<uint64_t>(static_cast<double>(inserted) * s_.hotspotdatafraction);
-        if (hot > 0 && (hot == inserted || rng.uniform01() < s_.hotspotopnfraction)) {
-          return rng.below(hot);
-        }
-        return hot + rng.below(inserted - hot);
-      }
-      case Distribution::kSequential:
-        return sequential_++ % inserted;
-    }
-    return 0;
-  }
-
- private:
-  const WorkloadSpec& s_;
-  std::unique_ptr<Zipfian> zipf_;
-  uint64_t sequential_ = 0;
-};
-
-}  // namespace
+Stream stream_base(const WorkloadSpec& spec, uint64_t stream_seed, bool load) {
+  Stream st{.codec = KeyCodec{spec.insertorder},
+            .values = ValuePool(spec.fieldlength, stream_seed ^ 0x5eed5eed5eed5eedULL)};
+  if (!load) return st;
+  st.load_keys.reserve(spec.recordcount);
+  for (uint64_t id = 0; id < spec.recordcount; ++id) st.load_keys.push_back(st.codec.encode(id));
+  return st;
+}
 
 Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slice) {
   const double need = static_cast<double>(spec.recordcount) * sizeof(uint64_t) +
                       static_cast<double>(spec.operationcount) * sizeof(Op);
-  const double have =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  const double have = physical_memory_bytes();
   if (need > have / 2) {
     throw UsageError(
         fmt::format("recordcount={} and operationcount={} need {:.1f} GiB for the "
                     "pre-generated keys and operations; this machine has {:.1f} GiB",
                     spec.recordcount, spec.operationcount, need / (1 << 30), have / (1 << 30)));
   }
-  Stream st{.codec = KeyCodec{spec.insertorder},
-            .values = ValuePool(spec.fieldlength, stream_seed ^ 0x5eed5eed5eed5eedULL),
-            .recordcount = spec.recordcount,
-            .slice = slice};
+  Stream st = stream_base(spec, stream_seed, slice.index == 0);
+  st.recordcount = spec.recordcount;
+  st.slice = slice;
   Rng rng(stream_seed);
 
-  if (slice.index == 0) {
-    st.load_keys.reserve(spec.recordcount);
-    for (uint64_t id = 0; id < spec.recordcount; ++id) st.load_keys.push_back(st.codec.encode(id));
-  }
   const uint64_t first_op = spec.operationcount * slice.index / slice.count;
   const uint64_t op_count = spec.operationcount * (slice.index + 1) / slice.count - first_op;
   const auto key_of = [&](uint64_t local) { return st.codec.encode(st.global_id(local)); };
@@ -129,9 +81,9 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slic
       1.0 - spec.deleteproportion,
       1.0,
   };
-  const auto expected_inserts =
-      static_cast<uint64_t>(static_cast<double>(spec.operationcount) * spec.insertproportion * 2.0);
-  KeyChooser chooser(spec, spec.recordcount + expected_inserts);
+  WorkloadSpec own = spec;  // the slice's key space: its share of the inserts
+  own.operationcount = op_count;
+  KeyChooser chooser(own);
 
   uint64_t inserted = spec.recordcount;  // local ids
   st.ops.reserve(op_count);
@@ -156,6 +108,7 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slic
       case OpType::kScan:
         op.key = key_of(chooser.next(rng, inserted));
         op.scan_len = static_cast<uint32_t>(1 + rng.below(spec.maxscanlength));
+        st.max_scan_len = std::max(st.max_scan_len, op.scan_len);
         break;
       case OpType::kUpdate:
       case OpType::kReadModifyWrite:
@@ -170,6 +123,7 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slic
   }
   st.inserts = inserted - spec.recordcount;
   st.records_max = st.inserts == 0 ? spec.recordcount : st.global_id(inserted - 1) + 1;
+  st.key_folds = chooser.folds();
   return st;
 }
 

@@ -26,12 +26,13 @@ READ = WORKLOADS / "pmemids-read"
 
 # Shipped files: configurations per scale.
 SHIPPED = {
-    "fig3-single-thread.toml": {"default": 56, "paper": 56},
-    "fig5-btree-embedded.toml": {"default": 16, "paper": 16},
-    "fig6-parallel.toml": {"default": 112, "paper": 280},
-    "fig7-concurrent.toml": {"default": 56, "paper": 56},
-    "fig8-locks.toml": {"default": 8, "paper": 20},
-    "fig9-numa.toml": {"default": 112, "paper": 112},
+    "fig3-single-thread.toml": {"default": 56, "quick": 56, "paper": 56},
+    "fig5-btree-embedded.toml": {"default": 16, "quick": 16, "paper": 16},
+    "fig6-parallel.toml": {"default": 112, "quick": 112, "paper": 280},
+    "fig7-concurrent.toml": {"default": 56, "quick": 56, "paper": 56},
+    "fig8-locks.toml": {"default": 8, "quick": 8, "paper": 20},
+    "fig9-numa.toml": {"default": 112, "quick": 112, "paper": 112},
+    "seed003-readmissrate.toml": {"default": 8, "quick": 8, "paper": 8},
 }
 
 
@@ -99,7 +100,7 @@ def test_dry_run_lists_run_command_lines(pmemids, tmp_path):
     assert not (tmp_path / "results").exists() and not pmemids.out.exists()
 
 
-@pytest.mark.parametrize("scale", ["default", "paper"])
+@pytest.mark.parametrize("scale", ["default", "quick", "paper"])
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_sweep_files_expand(pmemids, name, scale):
     # Run from a directory outside the repository: workload paths are found from the file.
@@ -113,6 +114,8 @@ def test_shipped_sweep_files_expand(pmemids, name, scale):
     if scale == "paper":
         assert all("recordcount=1000000" in l and "operationcount=1000000" in l for l in lines)
         assert all("--repeat 10" in l for l in lines)
+    if scale == "quick":  # pmemids reproduce --scale quick: about a minute per claim
+        assert all("recordcount=20000 " in l + " " for l in lines)
 
 
 def test_every_shipped_file_is_tested():
@@ -395,4 +398,4 @@ def test_missing_file_is_exit_2(pmemids, tmp_path):
 def test_unknown_scale_is_exit_2(pmemids):
     r = pmemids("sweep", SWEEPS / "fig3-single-thread.toml", "--scale", "huge", "--dry-run")
     assert r.returncode == 2, r.describe()
-    assert "scale: no [scale.huge]" in r.stderr and "accepted: default, paper" in r.stderr
+    assert "scale: no [scale.huge]" in r.stderr and "accepted: default, quick, paper" in r.stderr

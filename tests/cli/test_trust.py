@@ -16,9 +16,13 @@ from test_cli import OP_TYPES, expect_ok, expect_usage_error
 
 WRITE = ["-P", str(WORKLOADS / "pmemids-write")]
 # Every operation type, deletes included, so every found fraction is exercised.
+# The paper's generator (YCSB-C's zipfian). With deletes, how far a replay's
+# later cycles drift from the first depends on the distribution (deletes of
+# earlier cycles stay; docs/performance.md measures it): the bound below is
+# this generator's.
 MIXED = ["-p", "readproportion=0.3", "-p", "updateproportion=0.2", "-p", "insertproportion=0.2",
          "-p", "readmodifywriteproportion=0.1", "-p", "deleteproportion=0.2",
-         "-p", "requestdistribution=zipfian"]
+         "-p", "requestdistribution=zipfian-ycsbc"]
 NO_DELETES = ["-p", "readproportion=0.4", "-p", "updateproportion=0.3",
               "-p", "insertproportion=0.2", "-p", "readmodifywriteproportion=0.1",
               "-p", "requestdistribution=zipfian"]
@@ -107,7 +111,7 @@ def test_duration_replay_of_deletes_and_misses_matches_the_first_cycle(pmemids):
 def test_concurrent_duration_slices_replay_their_own_ids(pmemids):
     r = pmemids.run("--ds", "rbtree", "--mode", "dram", "--thread-mode", "concurrent",
                     "--threads", "2", "-p", "recordcount=300", "-p", "operationcount=2000",
-                    *NO_DELETES, "--duration", "0.15")
+                    *NO_DELETES, "--duration", "0.4")
     [rec] = expect_ok(r)
     m = rec["metrics"]
     assert m["cycles"] > 2 and all(t["cycles"] >= 2 for t in m["per_thread"])
@@ -259,10 +263,10 @@ def test_min_time_grows_the_operation_count_until_the_timed_phase_is_long_enough
 
 def test_a_long_enough_phase_is_not_grown_or_flagged(pmemids):
     [rec] = expect_ok(pmemids.run("--ds", "blackhole", "--mode", "dram", "-p", "recordcount=10",
-                                  "-p", "operationcount=50000000", "--latency-sample", "0",
-                                  "--min-time", "0.01"))
+                                  "-p", "operationcount=2000000", "--latency-sample", "0",
+                                  "--min-time", "0.001"))
     m = rec["metrics"]
-    assert m["operationcount"] == 50000000
+    assert m["operationcount"] == 2000000
     assert m["short_timed_phase"] is (m["seconds"] < 0.2)
 
 
@@ -331,7 +335,8 @@ COMMAND_START = ("pmemids ", "scripts/", "valgrind ", "callgrind_annotate ")
 def commands_in(text: str) -> list[str]:
     """The commands a doc names for its figures: every `...` span that starts
     like a command, in paragraphs that begin with "Command:" or "Commands:";
-    `<name>` in one stands for a value the script loops over."""
+    `<name>` in one (a word or part of one) stands for a value the script
+    loops over."""
     out = []
     for para in re.split(r"\n\s*\n", text):
         if re.match(r"\s*(- )?\*{0,2}Commands?:", para):
@@ -351,7 +356,7 @@ def test_every_measured_table_names_a_command_the_figures_script_runs(doc):
     commands = commands_in(text)
     assert commands
     for c in commands:  # a <placeholder> stands for the script's loop variable
-        pattern = r"\s".join(r"\S+" if re.fullmatch(r"<[a-z-]+>", t) else re.escape(t)
+        pattern = r"\s".join(r"\S+".join(re.escape(p) for p in re.split(r"<[a-z-]+>", t))
                              for t in c.split())
         assert re.search(pattern, script), \
             f"{doc} names `{c}`, which scripts/docs-figures.sh does not run"
