@@ -19,10 +19,13 @@
 #include "cli/run_options.h"
 #include "errors.h"
 #include "run/context.h"
+#include "run/footprint.h"
 #include "run/locks.h"
 #include "run/placement.h"
 #include "run/registry.h"
 #include "run/result.h"
+#include "util/file_checks.h"
+#include "util/stop_signals.h"
 #include "workload/properties.h"
 #include "workload/sources.h"
 #include "workload/stream.h"
@@ -31,6 +34,7 @@ namespace pmemids {
 namespace {
 
 constexpr uint64_t kSampleSeedSalt = 0x6c6174656e637921ULL;  // "latency!"
+constexpr uint64_t kMaxPoolSize = INT64_MAX;                 // a file size is an off_t
 
 std::vector<const DsEntry*> select_structures(const std::string& arg) {
   std::vector<const DsEntry*> out;
@@ -40,14 +44,14 @@ std::vector<const DsEntry*> select_structures(const std::string& arg) {
     }
     return out;
   }
-  for (const auto& name : split_list(arg)) out.push_back(&find_ds(name));
+  for (const auto& name : split_distinct(arg, "--ds")) out.push_back(&find_ds(name));
   return out;
 }
 
 std::vector<Mode> select_modes(const std::string& arg) {
   if (arg == "all") return {std::begin(kAllModes), std::end(kAllModes)};
   std::vector<Mode> out;
-  for (const auto& name : split_list(arg)) out.push_back(find_mode(name));
+  for (const auto& name : split_distinct(arg, "--mode")) out.push_back(find_mode(name));
   return out;
 }
 
@@ -65,9 +69,13 @@ uint64_t parse_size(const std::string& s) {
   if (suffix == "K" || suffix == "KiB") mult = uint64_t{1} << 10;
   if (suffix == "M" || suffix == "MiB") mult = uint64_t{1} << 20;
   if (suffix == "G" || suffix == "GiB") mult = uint64_t{1} << 30;
-  if (pos == 0 || mult == 0 || v == 0 || v > (UINT64_MAX / mult)) {
+  if (pos == 0 || mult == 0 || v == 0) {
     throw UsageError(
         fmt::format("--pool-size '{}': expected a positive size such as 512M or 4G", s));
+  }
+  if (v > kMaxPoolSize / mult) {
+    throw UsageError(fmt::format("--pool-size '{}': larger than any file can be ({} bytes at most)",
+                                 s, kMaxPoolSize));
   }
   return v * mult;
 }
@@ -217,8 +225,26 @@ void run(const RunOptions& o) {
                                               .mem_node = o.mem_node,
                                               .threads = o.threads});
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
+  const std::string out = o.out.empty() ? default_out() : o.out;
+  check_output_path(out, "--out");
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
+  const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
+  // Concurrent slices hold one stream's operations and load keys between them.
+  const int instances = tm == ThreadMode::kParallel ? o.threads : 1;
+  const RunShape shape{.pool_size = pool_size,
+                       .load_factor = o.load_factor,
+                       .node_keys = o.node_keys,
+                       .max_height = o.max_height,
+                       .instances = instances,
+                       .streams = instances,
+                       .workers = o.threads,
+                       .latency_sample = rate,
+                       .reopen = o.reopen};
+  for (const DsEntry* e : structures) {
+    for (Mode m : modes) check_footprint(run_footprint(*e, m, spec, shape), pool_dir);
+  }
+  install_stop_signals();
 
   if (!optimized_build()) {
     fmt::print(stderr,
@@ -245,7 +271,6 @@ void run(const RunOptions& o) {
   if (o.cpu_node) run_on_node(*o.cpu_node);
   if (o.mem_node) bind_memory(*o.mem_node);
 
-  const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
   if (spec.tracefile.empty() && tm == ThreadMode::kConcurrent) {
     fmt::print(stderr,
                "pmemids: generating {} load keys and {} operations in {} slices (seed {})\n",
@@ -264,6 +289,7 @@ void run(const RunOptions& o) {
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
+                 .pool_check_timeout_s = o.pool_check_timeout,
                  .load_factor = o.load_factor,
                  .max_height = o.max_height,
                  .node_keys = o.node_keys,
@@ -274,9 +300,9 @@ void run(const RunOptions& o) {
                  .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms},
                  .feeds = streams.feeds};
   const nlohmann::json context = collect_context(pool_dir, probe);
-  const std::string out = o.out.empty() ? default_out() : o.out;
   const auto cpus = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
   bool warned_load = false;
+  throw_if_stopped();
 
   print_table_header(stdout);
   for (const DsEntry* e : structures) {
@@ -289,8 +315,11 @@ void run(const RunOptions& o) {
       req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
       std::vector<double> measured;
       for (int rep = -o.warmup; rep < o.repeat; ++rep) {
+        throw_if_stopped();
         const int shown = rep < 0 ? rep + o.warmup : rep;
         req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
+        // Once: later repetitions reopen what the first one checked and ran on.
+        req.check_reopened = !o.no_pool_check && rep == -o.warmup;
         RepResult r;
         nlohmann::json loadavg_before, loadavg_after;
         for (int retry = 0;; ++retry) {

@@ -39,6 +39,8 @@ struct RunOptions {
   double min_time = 0;         // seconds; 0: run operationcount operations whatever they take
   uint32_t timeline_ms = 0;    // 0: no timeline
   double latency_sample = -1;  // fraction of operations timed; < 0: the default
+  double pool_check_timeout = 0;  // seconds the check of a reopened pool may take; 0: scaled
+  bool no_pool_check = false;     // reopen without that check (unsafe)
 };
 
 // --threads other than 1 needs --thread-mode parallel or concurrent: a

@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/run_options.h"
 #include "errors.h"
+#include "util/file_checks.h"
 #include "workload/properties.h"
 #include "workload/sources.h"
 #include "workload/trace.h"
@@ -107,6 +108,7 @@ void print_summary(std::FILE* out, const std::vector<WorkerOps>& ws, const RunSt
 }
 
 void stream(const StreamOptions& o) {
+  if (!o.out.empty()) check_output_path(o.out, "--out");
   PropertySet props;
   for (const auto& f : o.workload_files) props.load_file(f);
   for (const auto& kv : o.properties) props.set_override(kv);

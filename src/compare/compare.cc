@@ -16,6 +16,7 @@
 
 #include "errors.h"
 #include "stats/summary.h"
+#include "util/file_checks.h"
 
 namespace pmemids {
 
@@ -27,39 +28,6 @@ namespace {
 
 constexpr uint64_t kMaxFileBytes = uint64_t{1} << 30;
 constexpr const char* kPerOp = "_per_op";
-
-std::string read_bounded(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw UsageError(fmt::format("'{}' cannot be opened: {}", path, std::strerror(errno)));
-  }
-  struct Closer {
-    int fd;
-    ~Closer() { close(fd); }
-  } closer{fd};
-  struct stat sb {};
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    throw UsageError(
-        fmt::format("'{}' is not a regular file; expected a JSON-lines result file", path));
-  }
-  if (static_cast<uint64_t>(sb.st_size) > kMaxFileBytes) {
-    throw UsageError(fmt::format("'{}' has {} bytes; expected a result file of at most 1 GiB", path,
-                                 sb.st_size));
-  }
-  std::string text(static_cast<size_t>(sb.st_size), '\0');
-  size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      throw UsageError(fmt::format("'{}' cannot be read: {}", path, std::strerror(errno)));
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  text.resize(got);
-  return text;
-}
 
 bool flag(const nlohmann::json& rec, const char* name) {
   const auto it = rec.find(name);
@@ -182,7 +150,7 @@ const char* verdict_name(Verdict v) {
 
 RecordFile read_record_file(const std::string& path) {
   RecordFile f{.path = path};
-  const std::string text = read_bounded(path);
+  const std::string text = read_input_file(path, "result file", kMaxFileBytes);
   std::string_view rest = text;
   for (size_t lineno = 1; !rest.empty(); ++lineno) {
     const size_t nl = rest.find('\n');

@@ -54,6 +54,10 @@ struct RunRequest {
   uint64_t pool_size = 0;  // bytes per instance; 0 derives it from the workload
   bool keep_pool = false;
   bool reopen = false;
+  // reopen: check each pool in a child process before opening it (run/reopen_check.h),
+  // for at most this many seconds (0: default_check_timeout of the pool's size).
+  bool check_reopened = true;
+  double pool_check_timeout_s = 0;
   double load_factor = 0.75;
   uint32_t max_height = 16;  // skiplist
   uint32_t node_keys = 0;    // B-tree / B+-tree keys per node; 0 = default
@@ -111,6 +115,19 @@ inline DsOptions ds_options(const RunRequest& req, const Stream& st, uint64_t ca
                    .node_keys = req.node_keys};
 }
 
+// The pool of `instance` (-1: the only one) of structure DS in backend B.
+template <template <class> class DS, class B>
+PoolSpec pool_spec(const RunRequest& req, const DsOptions& opts, int instance) {
+  return PoolSpec{
+      .dir = req.pool_dir,
+      .ds = DS<B>::kName,
+      .mode = std::string(mode_name(B::kMode)),
+      .instance = instance,
+      .bytes = req.pool_size != 0 ? req.pool_size : default_pool_bytes(DS<B>::pool_bytes(opts)),
+      .reopen = req.reopen,
+      .keep = req.keep_pool};
+}
+
 namespace detail {
 
 using Clock = std::chrono::steady_clock;
@@ -130,16 +147,8 @@ struct Instance {
   // `st` holds the load keys; `capacity` as in ds_options().
   void build(const RunRequest& req, const Stream& st, uint64_t capacity, int instance) {
     const DsOptions opts = ds_options(req, st, capacity);
-    const PoolSpec ps{
-        .dir = req.pool_dir,
-        .ds = DS<B>::kName,
-        .mode = std::string(mode_name(B::kMode)),
-        .instance = instance,
-        .bytes = req.pool_size != 0 ? req.pool_size : DS<B>::pool_bytes(opts) * 2 + (64 << 20),
-        .reopen = req.reopen,
-        .keep = req.keep_pool};
     const auto t0 = Clock::now();
-    backend.emplace(ps);
+    backend.emplace(pool_spec<DS, B>(req, opts, instance));
     const auto t1 = Clock::now();
     ds.emplace(*backend, opts);
     const auto t2 = Clock::now();
@@ -149,8 +158,10 @@ struct Instance {
       return;
     }
     const CostCounters before = tl_costs;
-    for (uint64_t i = 0; i < st.load_keys.size(); ++i)
+    for (uint64_t i = 0; i < st.load_keys.size(); ++i) {
+      if (i % 4096 == 0) throw_if_stopped();  // untimed: a long load stops on SIGINT too
       ds->insert(st.load_keys[i], st.values.get(i));
+    }
     load_seconds = secs(t2, Clock::now());
     load_costs = tl_costs;
     load_costs -= before;

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <set>
+#include <sstream>
+#include <string_view>
 
 #include "errors.h"
+#include "util/escape.h"
+#include "util/file_checks.h"
 #include "workload/key_chooser.h"
 
 namespace pmemids {
@@ -54,6 +57,9 @@ const std::set<std::string> kYcsbIgnored = {"workload",
                                             "requestdistribution.skew",
                                             "operationtimeout"};
 
+// A byte order mark some editors put at the start of a UTF-8 file.
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
 // YCSB keys whose only supported value is the one pmemids implements.
 const std::map<std::string, std::string> kYcsbFixed = {
     {"fieldlengthdistribution", "constant"},
@@ -62,8 +68,8 @@ const std::map<std::string, std::string> kYcsbFixed = {
 
 [[noreturn]] void bad(const std::string& key, const std::string& value, const std::string& origin,
                       const std::string& accepted) {
-  throw UsageError(
-      fmt::format("property '{}' = '{}' ({}): expected {}", key, value, origin, accepted));
+  throw UsageError(fmt::format("property '{}' = '{}' ({}): expected {}", escape_control(key),
+                               escape_control(value), origin, accepted));
 }
 
 std::string trim(const std::string& s) {
@@ -159,7 +165,10 @@ const std::map<std::string, Setter>& setters() {
       {"hotspotdatafraction", fraction_field(&WorkloadSpec::hotspotdatafraction)},
       {"hotspotopnfraction", fraction_field(&WorkloadSpec::hotspotopnfraction)},
       {"readmissrate", fraction_field(&WorkloadSpec::readmissrate)},
-      {"seed", uint_field(&WorkloadSpec::seed, 0, UINT64_MAX)},
+      {"seed",
+       [](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+         s.seed = parse_seed(v, fmt::format("{}: property '{}' =", o, k));
+       }},
       {"tracefile",
        [](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
          if (v.empty()) bad(k, v, o, "the path of a trace file (pmemids stream writes one)");
@@ -171,6 +180,16 @@ const std::map<std::string, Setter>& setters() {
 }
 
 }  // namespace
+
+uint64_t parse_seed(const std::string& text, const std::string& what) {
+  uint64_t out = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size()) {
+    throw UsageError(
+        fmt::format("{} '{}': expected {}", what, escape_control(text), kSeedAccepted));
+  }
+  return out;
+}
 
 const char* distribution_name(Distribution d) {
   switch (d) {
@@ -207,16 +226,21 @@ void PropertySet::put(const std::string& key, const std::string& value, const st
 }
 
 void PropertySet::load_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("workload file '{}' cannot be read", path));
+  load_text(read_input_file(path, "workload file"), path);
+}
+
+void PropertySet::load_text(std::string text, const std::string& path) {
+  if (text.starts_with(kUtf8Bom)) text.erase(0, kUtf8Bom.size());
   files_.push_back(path);
+  std::istringstream in(text);
   std::string line;
   for (int lineno = 1; std::getline(in, line); ++lineno) {
-    const std::string t = trim(line);
+    const std::string t = trim(line);  // also drops the '\r' of a CRLF line end
     if (t.empty() || t[0] == '#' || t[0] == '!') continue;
     const auto sep = t.find_first_of("=:");
     if (sep == std::string::npos || sep == 0) {
-      throw UsageError(fmt::format("{}:{}: expected 'key=value', got '{}'", path, lineno, t));
+      throw UsageError(
+          fmt::format("{}:{}: expected 'key=value', got '{}'", path, lineno, escape_control(t)));
     }
     put(trim(t.substr(0, sep)), trim(t.substr(sep + 1)), fmt::format("{}:{}", path, lineno));
   }
@@ -225,7 +249,7 @@ void PropertySet::load_file(const std::string& path) {
 void PropertySet::set_override(const std::string& key_value) {
   const auto sep = key_value.find('=');
   if (sep == std::string::npos || sep == 0) {
-    throw UsageError(fmt::format("-p '{}': expected key=value", key_value));
+    throw UsageError(fmt::format("-p '{}': expected key=value", escape_control(key_value)));
   }
   put(trim(key_value.substr(0, sep)), trim(key_value.substr(sep + 1)), "-p");
 }
@@ -248,7 +272,7 @@ WorkloadSpec PropertySet::build() const {
       throw UsageError(
           fmt::format("unknown workload property '{}' ({}); pmemids applies: {} "
                       "(and accepts YCSB's other keys as ignored)",
-                      key, e.origin, known));
+                      escape_control(key), e.origin, known));
     }
   }
   const double sum = spec.readproportion + spec.updateproportion + spec.insertproportion +

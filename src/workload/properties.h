@@ -61,8 +61,12 @@ struct WorkloadSpec {
 
 class PropertySet {
  public:
-  // Reads a property file; UsageError on a missing file or a malformed line.
+  // Reads a property file (a regular file of at most 1 MiB; a leading UTF-8
+  // byte order mark and CRLF line ends are accepted); UsageError on a missing
+  // or unreadable file, anything but a regular file, or a malformed line.
   void load_file(const std::string& path);
+  // The same for a file's content; `name` stands for the file in messages.
+  void load_text(std::string text, const std::string& name);
   // Applies one "key=value" override given on the command line.
   void set_override(const std::string& key_value);
   // Validates and converts everything given so far.
@@ -81,6 +85,12 @@ class PropertySet {
   std::map<std::string, Entry> entries_;
   std::vector<std::string> files_;
 };
+
+// The one seed rule of every command (-p seed=, crash --seed): an integer in
+// [0, 2^64 - 1], written in decimal. Throws UsageError "<what> '<text>':
+// expected <kSeedAccepted>" otherwise.
+inline constexpr const char* kSeedAccepted = "an integer in [0, 18446744073709551615]";
+uint64_t parse_seed(const std::string& text, const std::string& what);
 
 const char* distribution_name(Distribution d);
 const char* insert_order_name(InsertOrder o);

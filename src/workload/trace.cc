@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "errors.h"
+#include "util/file_checks.h"
 
 namespace pmemids {
 namespace {
@@ -178,19 +179,8 @@ Trace parse_trace(std::string_view text, const std::string& name, const Workload
 }
 
 Trace read_trace(const std::string& path, const WorkloadSpec& spec) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw UsageError(
-        fmt::format("tracefile '{}' cannot be opened: {}", path, std::strerror(errno)));
-  }
-  struct Closer {
-    int fd;
-    ~Closer() { close(fd); }
-  } closer{fd};
-  struct stat sb {};
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    throw UsageError(fmt::format("tracefile '{}' is not a regular file", path));
-  }
+  const InputFile file(path, "tracefile");
+  const int fd = file.fd();
   Parser p(path, spec);
   std::vector<char> buf(1 << 20);
   std::string carry;  // the unfinished line, at most kMaxTraceLine bytes

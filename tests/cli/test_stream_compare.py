@@ -164,9 +164,9 @@ def test_a_bad_trace_is_refused_naming_file_and_line(pmemids, pool_dir, tmp_path
 
 def test_trace_files_must_be_regular_files(pmemids, tmp_path):
     expect_usage_error(pmemids.run("--ds", "btree", "--mode", "dram", "-p",
-                                   f"tracefile={tmp_path}"), "is not a regular file")
+                                   f"tracefile={tmp_path}"), "is a directory; accepted: a regular file")
     expect_usage_error(pmemids.run("--ds", "btree", "--mode", "dram", "-p",
-                                   f"tracefile={tmp_path / 'none.csv'}"), "cannot be opened")
+                                   f"tracefile={tmp_path / 'none.csv'}"), "cannot be read")
     expect_usage_error(pmemids.run("--ds", "btree", "--mode", "dram", "-p", "traceload=true"),
                        "needs tracefile=PATH")
 

@@ -269,8 +269,8 @@ TEST(TraceTest, FilesAreRegularAndReadInBoundedPieces) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  refused(dir.path(), "is not a regular file");
-  refused(dir.path() + "/missing.csv", "cannot be opened");
+  refused(dir.path(), "is a directory; accepted: a regular file");
+  refused(dir.path() + "/missing.csv", "cannot be read");
   // Lines that straddle the reader's 1 MiB pieces, one long line later.
   std::string text;
   for (int i = 0; i < 200000; ++i) text += "read," + std::to_string(i) + "\n";
