@@ -3,13 +3,14 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <numeric>
-#include <random>
 
 #include "cli/commands.h"
 #include "cli/lists.h"
@@ -138,6 +139,33 @@ void check_streams(const RunStreams& built, const std::vector<const DsEntry*>& s
   }
 }
 
+// Each worker's operations (build_streams: parallel workers a stream each,
+// concurrent workers slice t of n of the workload, a single worker one
+// stream) and its latency samples.
+struct Streams {
+  RunStreams built;
+  std::vector<Feed> feeds;
+};
+
+Streams make_streams(const WorkloadSpec& spec, ThreadMode tm, int threads, double rate) {
+  Streams s{.built = build_streams(
+                spec, tm == ThreadMode::kSingle ? 1 : threads,
+                tm == ThreadMode::kConcurrent ? StreamShare::kSlices : StreamShare::kOwn),
+            .feeds = {}};
+  for (size_t t = 0; t < s.built.streams.size(); ++t) {
+    const Stream& st = s.built.streams[t];
+    s.feeds.push_back(
+        {&st, sample_positions(st.ops.size(), rate, s.built.seeds[t] ^ kSampleSeedSalt)});
+  }
+  return s;
+}
+
+// --min-time: at most this many regrowths of one repetition, each by the
+// shortfall with this margin, by at most kMaxGrowth at a time.
+constexpr int kMaxMinTimeRetries = 8;
+constexpr double kMinTimeMargin = 1.25;
+constexpr double kMaxGrowth = 100;
+
 void run(const RunOptions& o) {
   PropertySet props;
   for (const auto& f : o.workload_files) props.load_file(f);
@@ -158,6 +186,22 @@ void run(const RunOptions& o) {
   }
   const ThreadMode tm = parse_thread_mode(o.thread_mode);
   check_thread_options(o, tm, modes);
+  if (o.min_time > 0 && !spec.tracefile.empty()) {
+    throw UsageError(fmt::format(
+        "--min-time {} and tracefile={}: --min-time grows operationcount, a trace fixes the "
+        "operations; use one or the other",
+        o.min_time, spec.tracefile));
+  }
+  if (o.min_time > 0 && o.duration > 0) {
+    throw UsageError(fmt::format(
+        "--min-time {} and --duration {}: --duration fixes the timed phase; use one or the other",
+        o.min_time, o.duration));
+  }
+  if (o.min_time > 0 && o.keep_pool) {
+    throw UsageError(
+        "--min-time and --keep-pool: a repetition --min-time reruns would find the pool its "
+        "first attempt kept; use one or the other");
+  }
   const Placement placement = plan_placement({.pin = parse_pin(o.pin),
                                               .cpu_node = o.cpu_node,
                                               .mem_node = o.mem_node,
@@ -168,13 +212,14 @@ void run(const RunOptions& o) {
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
-  const int streams = tm == ThreadMode::kParallel ? o.threads : 1;
+  // Concurrent slices hold one stream's operations and load keys between them.
+  const int instances = tm == ThreadMode::kParallel ? o.threads : 1;
   const RunShape shape{.pool_size = pool_size,
                        .load_factor = o.load_factor,
                        .node_keys = o.node_keys,
                        .max_height = o.max_height,
-                       .instances = streams,
-                       .streams = streams,
+                       .instances = instances,
+                       .streams = instances,
                        .workers = o.threads,
                        .latency_sample = rate,
                        .reopen = o.reopen};
@@ -208,15 +253,21 @@ void run(const RunOptions& o) {
   if (o.cpu_node) run_on_node(*o.cpu_node);
   if (o.mem_node) bind_memory(*o.mem_node);
 
-  if (spec.tracefile.empty()) {
+  if (spec.tracefile.empty() && tm == ThreadMode::kConcurrent) {
+    fmt::print(stderr,
+               "pmemids: generating {} load keys and {} operations in {} slices (seed {})\n",
+               spec.recordcount, spec.operationcount, o.threads, spec.seed);
+  } else if (spec.tracefile.empty()) {
     fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n",
-               streams, spec.recordcount, spec.operationcount, spec.seed);
+               tm == ThreadMode::kParallel ? o.threads : 1, spec.recordcount, spec.operationcount,
+               spec.seed);
   } else {
-    fmt::print(stderr, "pmemids: reading {} x (trace {})\n", streams, spec.tracefile);
+    fmt::print(stderr, "pmemids: reading {} x (trace {})\n",
+               tm == ThreadMode::kParallel ? o.threads : 1, spec.tracefile);
   }
-  const RunStreams built = build_streams(spec, streams);
-  const std::vector<uint64_t>& stream_seeds = built.seeds;
-  check_streams(built, structures);
+  WorkloadSpec current = spec;  // operationcount grows under --min-time
+  Streams streams = make_streams(current, tm, o.threads, rate);
+  check_streams(streams.built, structures);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
@@ -224,30 +275,69 @@ void run(const RunOptions& o) {
                  .load_factor = o.load_factor,
                  .max_height = o.max_height,
                  .node_keys = o.node_keys,
-                 .spec = &spec,
+                 .spec = &current,
                  .thread_mode = tm,
                  .threads = o.threads,
                  .placement = placement,
-                 .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms}};
-  for (int t = 0; t < streams; ++t) {
-    const Stream& st = built.streams[static_cast<size_t>(t)];
-    req.feeds.push_back(
-        {&st, sample_positions(st.ops.size(), rate, stream_seeds[t] ^ kSampleSeedSalt)});
-  }
+                 .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms},
+                 .feeds = streams.feeds};
   const nlohmann::json context = collect_context(pool_dir, probe);
+  const auto cpus = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
+  bool warned_load = false;
   throw_if_stopped();
 
   print_table_header(stdout);
   for (const DsEntry* e : structures) {
     for (Mode m : modes) {
+      if (current.operationcount != spec.operationcount) {  // grown for the previous pair
+        current = spec;
+        streams = make_streams(current, tm, o.threads, rate);
+        req.feeds = streams.feeds;
+      }
       req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
       std::vector<double> measured;
       for (int rep = -o.warmup; rep < o.repeat; ++rep) {
         throw_if_stopped();
+        const int shown = rep < 0 ? rep + o.warmup : rep;
         req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
         // Once: later repetitions reopen what the first one checked and ran on.
         req.check_reopened = !o.no_pool_check && rep == -o.warmup;
-        const RepResult r = e->run[static_cast<int>(m)](req);
+        RepResult r;
+        nlohmann::json loadavg_before, loadavg_after;
+        for (int retry = 0;; ++retry) {
+          loadavg_before = load_average();
+          if (!warned_load && loadavg_before.is_array() && loadavg_before[0].get<double>() > cpus) {
+            fmt::print(stderr,
+                       "pmemids: warning: load average {:.2f} exceeds the {} CPUs: other work "
+                       "competes for them (recorded as loadavg_before/loadavg_after)\n",
+                       loadavg_before[0].get<double>(), cpus);
+            warned_load = true;
+          }
+          r = e->run[static_cast<int>(m)](req);
+          loadavg_after = load_average();
+          if (o.min_time <= 0 || r.seconds >= o.min_time || retry == kMaxMinTimeRetries) break;
+          const double factor =
+              std::min(kMaxGrowth, o.min_time / std::max(r.seconds, 1e-6) * kMinTimeMargin);
+          const auto grown = static_cast<uint64_t>(
+              std::ceil(static_cast<double>(std::max<uint64_t>(current.operationcount, 1)) *
+                        std::max(factor, 1.1)));
+          WorkloadSpec next = current;
+          next.operationcount = grown;
+          try {
+            streams = make_streams(next, tm, o.threads, rate);
+          } catch (const UsageError& err) {
+            fmt::print(stderr,
+                       "pmemids: warning: --min-time: cannot grow operationcount to {}: {}\n",
+                       grown, err.what());
+            break;
+          }
+          fmt::print(stderr,
+                     "pmemids: {} {} rep {}: timed phase {:.3f} s < --min-time {}: rerun with "
+                     "operationcount {}\n",
+                     e->name, mode_name(m), shown, r.seconds, o.min_time, grown);
+          current = next;
+          req.feeds = streams.feeds;
+        }
         nlohmann::json config = spec.to_json();
         config.update({{"ds", e->name},
                        {"mode", mode_name(m)},
@@ -259,9 +349,10 @@ void run(const RunOptions& o) {
                        {"cpu_node", o.cpu_node ? nlohmann::json(*o.cpu_node) : nlohmann::json()},
                        {"mem_node", o.mem_node ? nlohmann::json(*o.mem_node) : nlohmann::json()},
                        {"duration", o.duration > 0 ? nlohmann::json(o.duration) : nlohmann::json()},
+                       {"min_time", o.min_time > 0 ? nlohmann::json(o.min_time) : nlohmann::json()},
                        {"timeline_ms", o.timeline_ms},
                        {"latency_sample", rate},
-                       {"stream_seeds", stream_seeds},
+                       {"stream_seeds", streams.built.seeds},
                        {"workload", workload_name(spec)},
                        {"pool_dir", pool_dir},
                        {"pool_size", r.pool_bytes},
@@ -272,8 +363,11 @@ void run(const RunOptions& o) {
                        {"max_height", o.max_height},
                        {"repeat", o.repeat},
                        {"warmup", o.warmup},
-                       {"repetition", rep < 0 ? rep + o.warmup : rep}});
-        nlohmann::json record = make_record(context, config, r);
+                       {"repetition", shown}});
+        nlohmann::json rep_context = context;
+        rep_context["loadavg_before"] = loadavg_before;
+        rep_context["loadavg_after"] = loadavg_after;
+        nlohmann::json record = make_record(rep_context, config, r);
         if (rep < 0) {
           record["warmup"] = true;
         } else {
@@ -281,8 +375,12 @@ void run(const RunOptions& o) {
         }
         append_record(out, record);
         print_table_row(stdout, record);
+        for (const auto& w : record_warnings(record)) {
+          fmt::print(stderr, "pmemids: warning: {} {} rep {}: {}\n", e->name, mode_name(m), shown,
+                     w);
+        }
         if (rep == o.repeat - 1 && o.repeat > 1) {
-          const nlohmann::json agg = make_aggregate(context, config, measured);
+          const nlohmann::json agg = make_aggregate(rep_context, config, measured);
           append_record(out, agg);
           print_table_row(stdout, agg);
         }

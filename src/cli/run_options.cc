@@ -64,9 +64,11 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(CLI::Range(3, 1024));
   sub->add_option("--max-height", o.max_height, "Skiplist maximum height")
       ->check(CLI::Range(1, 64));
-  sub->add_option("--thread-mode", o.thread_mode,
-                  "single | parallel (an instance and pool per thread, each runs the whole "
-                  "workload) | concurrent (one instance, operations split, one global lock)")
+  sub->add_option(
+         "--thread-mode", o.thread_mode,
+         "single | parallel (an instance and pool per thread, each runs the whole "
+         "workload) | concurrent (one instance, each thread its own slice of the workload, "
+         "one global lock)")
       ->check(CLI::IsMember({"single", "parallel", "concurrent"}));
   sub->add_option("--threads", o.threads, "Worker threads (parallel, concurrent)")
       ->check(CLI::Range(1, 1024));
@@ -87,6 +89,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--duration", o.duration,
                   "Run for this many seconds, replaying the operation stream cyclically, "
                   "instead of operationcount operations")
+      ->check(finite_range(0.001, 86400.0));
+  sub->add_option("--min-time", o.min_time,
+                  "Grow operationcount (regenerating the stream before timing) and rerun a "
+                  "repetition until its timed phase lasts at least this many seconds")
       ->check(finite_range(0.001, 86400.0));
   sub->add_option("--timeline-ms", o.timeline_ms,
                   "Record throughput per interval of this many milliseconds")

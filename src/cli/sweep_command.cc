@@ -38,6 +38,7 @@ struct SweepOptions {
   std::vector<std::string> only;  // KEY=V[,V...] terms
   bool dry_run = false;
   bool retry_skipped = false;
+  bool no_interleave = false;
   bool force = false;
 };
 
@@ -70,6 +71,7 @@ void dry_run(const sweep::SweepSpec& spec, const sweep::RunKeys& keys, const Con
              const std::string& part) {
   std::set<std::string> scanned_dirs;
   std::vector<std::string> ids;
+  std::vector<int> reps;  // each configuration's repetitions
   sweep::ConfigurationCheck check(spec, keys);
   source([&](sweep::Configuration&& c) {
     check(c, est.configurations);
@@ -80,6 +82,8 @@ void dry_run(const sweep::SweepSpec& spec, const sweep::RunKeys& keys, const Con
                sweep::shell_join(sweep::run_args(c, spec, pool_dir)));
     if (ids.size() % 64 == 0) std::fflush(stdout);
     ids.push_back(c.id);
+    const auto* repeat = c.option("repeat");
+    reps.push_back(repeat != nullptr ? std::stoi(sweep::value_text(*repeat)) : 1);
   });
   std::fflush(stdout);
   std::string recorded;
@@ -87,7 +91,9 @@ void dry_run(const sweep::SweepSpec& spec, const sweep::RunKeys& keys, const Con
     const sweep::OutputScan scan =
         sweep::scan_output(read_input_file(out, "--out", kMaxResultBytes));
     size_t n = 0;
-    for (const auto& id : ids) n += sweep::already_recorded(scan, id, o.retry_skipped) ? 1 : 0;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      n += sweep::already_recorded(scan, ids[i], o.retry_skipped, reps[i]) ? 1 : 0;
+    }
     recorded = fmt::format(", {} already recorded in {}", n, out);
   }
   fmt::print(stderr, "pmemids: sweep {} (scale {}): {} configurations{}{} (at least {})\n",
@@ -162,6 +168,7 @@ void sweep_main(const SweepOptions& o) {
   d.out = out;
   d.pool_dir = o.pool_dir;
   d.retry_skipped = o.retry_skipped;
+  d.interleave = !o.no_interleave;
   d.interrupted = sweep::interrupt_requested;
   const int code = sweep::run_sweep(
       spec, configs,
@@ -210,6 +217,9 @@ void add_sweep_command(CLI::App& app) {
                 "Print the configurations as pmemids run command lines; run nothing");
   sub->add_flag("--retry-skipped", o->retry_skipped,
                 "Run configurations recorded as skipped again (failed ones always are)");
+  sub->add_flag("--no-interleave", o->no_interleave,
+                "Run each configuration's repetitions together, configuration after "
+                "configuration (default: repetition 1 of every configuration, then 2, ...)");
   sub->add_flag("--force", o->force,
                 "Run (or list) a sweep whose estimated least time exceeds half a day");
   sub->callback([o] { sweep_main(*o); });
