@@ -12,5 +12,6 @@ void add_list_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_crash_command(CLI::App& app);
+void add_doctor_command(CLI::App& app);
 
 }  // namespace pmemids

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   pmemids::add_report_command(app);
   pmemids::add_sweep_command(app);
   pmemids::add_crash_command(app);
+  pmemids::add_doctor_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

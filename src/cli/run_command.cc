@@ -15,6 +15,7 @@
 #include "cli/lists.h"
 #include "cli/run_options.h"
 #include "errors.h"
+#include "pmem/policy.h"
 #include "run/context.h"
 #include "run/locks.h"
 #include "run/placement.h"
@@ -157,6 +158,9 @@ void run(const RunOptions& o) {
                PMEMIDS_BUILD_TYPE);
   }
   const PmemProbe probe = probe_pool_dir(pool_dir);
+  const PersistencePolicy policy = resolve_persistence(o.persistence, probe.platform_eadr());
+  install_policy(policy);
+  warn_policy(policy);
   if (!probe.real) {
     fmt::print(stderr,
                "pmemids: warning: PMEM is EMULATED: pool directory '{}' is on {} ({} "
@@ -236,6 +240,8 @@ void run(const RunOptions& o) {
                        {"repeat", o.repeat},
                        {"warmup", o.warmup},
                        {"repetition", rep < 0 ? rep + o.warmup : rep}});
+        config.update(policy.to_json());
+        config["flush"] = o.persistence.flush;
         nlohmann::json record = make_record(context, config, r);
         if (rep < 0) {
           record["warmup"] = true;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/persistence_options.h"
+
 namespace pmemids {
 
 // Fraction of operations whose latency is timed unless --latency-sample says
@@ -35,9 +37,10 @@ struct RunOptions {
   std::string pin = "none";
   std::optional<int> cpu_node;
   std::optional<int> mem_node;
-  double duration = 0;         // seconds; 0: run operationcount operations
-  uint32_t timeline_ms = 0;    // 0: no timeline
-  double latency_sample = -1;  // fraction of operations timed; < 0: the default
+  double duration = 0;             // seconds; 0: run operationcount operations
+  uint32_t timeline_ms = 0;        // 0: no timeline
+  double latency_sample = -1;      // fraction of operations timed; < 0: the default
+  PersistenceOptions persistence;  // --domain, --flush, ... (cli/persistence_options.h)
 };
 
 // Registers every `pmemids run` option on `sub`, writing into `o`. Parsing

@@ -377,7 +377,7 @@ template <template <class> class DS, class B>
 uint64_t count_points(const CrashOptions& opt, const CrashWorkload& w) {
   B b(pool_spec(opt, DS<B>::kName, B::kMode, -1, pool_bytes_for<DS, B>(opt, w), false, false));
   DS<B> ds(b, w.ds);
-  b.hook().arm([](uint64_t) {}, opt.fault, opt.fault_nth);
+  b.hook().arm([](uint64_t) {}, opt.fault, opt.fault_nth, opt.store_buffer_loss);
   std::vector<char> buf(w.ds.value_size);
   for (const Op& op : w.ops) apply_to_ds(ds, op, buf.data());
   return b.hook().points();
@@ -389,6 +389,7 @@ template <template <class> class DS, class B>
 CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
   using namespace crash_detail;
   using P = typename PlainOf<B>::type;
+  const ScopedPolicy policy(opt.policy);
   CrashReport rep;
   const uint64_t bytes = pool_bytes_for<DS, B>(opt, w);
   rep.points_available = count_points<DS, B>(opt, w);
@@ -424,7 +425,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
           close(fd);
           add(checker.submit(CheckRequest{pt, cur, s}));
         },
-        opt.fault, opt.fault_nth);
+        opt.fault, opt.fault_nth, opt.store_buffer_loss);
     for (cur = 0; cur < w.ops.size(); ++cur) apply_to_ds(ds, w.ops[cur], buf.data());
     b.hook().disarm();
     add(checker.finish());
@@ -446,7 +447,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
             [&](uint64_t p) {
               if (p == pt) kill(getpid(), SIGKILL);
             },
-            opt.fault, opt.fault_nth);
+            opt.fault, opt.fault_nth, opt.store_buffer_loss);
         for (uint64_t i = 0; i < w.ops.size(); ++i) {
           apply_to_ds(ds, w.ops[i], buf.data());
           write_full(ack[1], &i, sizeof i);  // acknowledged

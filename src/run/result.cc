@@ -9,6 +9,8 @@
 #include <filesystem>
 
 #include "errors.h"
+#include "pmem/libpmem_hooks.h"
+#include "pmem/policy.h"
 #include "stats/summary.h"
 
 namespace pmemids {
@@ -34,12 +36,26 @@ nlohmann::json metrics_json(const RepResult& r) {
       {"pool_bytes", r.pool_bytes},
       {"persists_per_op", static_cast<double>(r.costs.persists) * per},
       {"flushed_lines_per_op", static_cast<double>(r.costs.flushed_lines) * per},
+      {"flushes_elided_per_op", static_cast<double>(r.costs.flushes_elided) * per},
+      {"fences_per_op", static_cast<double>(r.costs.fences) * per},
       {"tx_per_op", static_cast<double>(r.costs.tx) * per},
       {"tx_bytes_per_op", static_cast<double>(r.costs.tx_bytes) * per},
       {"allocs_per_op", static_cast<double>(r.costs.allocs) * per},
       {"frees_per_op", static_cast<double>(r.costs.frees) * per},
       {"translations_per_op", static_cast<double>(r.costs.translations) * per},
   };
+  // libpmemobj's write-backs are observed when its calls into libpmem reach
+  // pmemids' interposed functions; the what-if latencies when injected.
+  const bool lib = lib_hooks_bound();
+  const auto per_op_if = [&](bool observed, uint64_t v) {
+    return observed ? nlohmann::json(static_cast<double>(v) * per) : nlohmann::json();
+  };
+  m["lib_flushed_lines_per_op"] = per_op_if(lib, r.costs.lib_flushed_lines);
+  m["lib_fences_per_op"] = per_op_if(lib, r.costs.lib_fences);
+  m["lib_flushes_elided_per_op"] = per_op_if(lib, r.costs.lib_flushes_elided);
+  const PersistencePolicy& policy = installed_policy();
+  m["injected_write_ns_per_op"] = per_op_if(policy.write_ns > 0, r.costs.injected_write_ns);
+  m["injected_read_ns_per_op"] = per_op_if(policy.read_ns > 0, r.costs.injected_read_ns);
   for (int t = 0; t < kOpTypes; ++t) {
     const std::string name(op_name(static_cast<OpType>(t)));
     m[name + "_ops"] = r.tally.count[t];
