@@ -44,9 +44,13 @@ TscCalibration calibrate() {
   return c;
 }
 
+// No pause instruction in the loop: under a hypervisor, pause loops trigger
+// pause-loop exits that can yield the virtual CPU, and a stalled write-back
+// does not give its core away either.
 void spin(uint64_t ticks) {
   const uint64_t start = __rdtsc();
-  while (__rdtsc() - start < ticks) _mm_pause();
+  while (__rdtsc() - start < ticks) {
+  }
 }
 
 }  // namespace

@@ -121,7 +121,7 @@ TEST(CrashChecker, AnEadrOnlyDesignFailsUnderAdrAndPassesUnderEadr) {
   Fixture f;
   for (const char* domain : {"adr", "eadr"}) {
     ScratchDir dir;
-    CrashOptions o = options(dir, 60);
+    CrashOptions o = options(dir, 30);
     o.fault = PlantedFault::kSkipFlushes;
     o.policy = in_domain(domain);
     const CrashReport r = run_crash<HashTable, ShadowPersistBackend>(o, f.w);
@@ -285,7 +285,7 @@ TYPED_TEST(CrashRun, BoundedEadrPowerRun) {
 }
 
 TYPED_TEST(CrashRun, BoundedEadrStoreBufferLossRun) {
-  bounded_run<TypeParam>(this->dir_, CrashModel::kPower, 10, "eadr", true);
+  bounded_run<TypeParam>(this->dir_, CrashModel::kPower, 6, "eadr", true);
 }
 
 // pmem-trans with unpersisted lines surviving at random (real caches write lines

@@ -263,7 +263,9 @@ TYPED_TEST(DomainTest, EadrWritesNothingBackAndKeepsEveryFence) {
     nt_lines += lines_covered(reinterpret_cast<const void*>(dst), n);
   }
   EXPECT_EQ(adr.log.lines.size() + nt_lines, adr.costs.flushed_lines);
-  if (TypeParam::B::kMode == Mode::kPersist) EXPECT_GT(adr.costs.flushed_lines, 0u);
+  if (TypeParam::B::kMode == Mode::kPersist) {
+    EXPECT_GT(adr.costs.flushed_lines, 0u);
+  }
   EXPECT_TRUE(eadr.log.lines.empty());
   EXPECT_TRUE(eadr.log.nt_copies.empty());
   EXPECT_EQ(eadr.costs.flushed_lines, 0u);
@@ -274,7 +276,9 @@ TYPED_TEST(DomainTest, EadrWritesNothingBackAndKeepsEveryFence) {
   EXPECT_EQ(adr.costs.fences, adr.log.fences);
   // libpmemobj's own (allocation metadata, logs, commits): elided too, its
   // fences kept.
-  if (TypeParam::B::kMode == Mode::kTrans) EXPECT_GT(adr.costs.lib_flushed_lines, 0u);
+  if (TypeParam::B::kMode == Mode::kTrans) {
+    EXPECT_GT(adr.costs.lib_flushed_lines, 0u);
+  }
   EXPECT_EQ(eadr.costs.lib_flushed_lines, 0u);
   EXPECT_EQ(eadr.costs.lib_flushes_elided, adr.costs.lib_flushed_lines);
   EXPECT_EQ(eadr.costs.lib_fences, adr.costs.lib_fences);
