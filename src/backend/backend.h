@@ -38,7 +38,8 @@
 //                             fully written: pmem-persist writes it back and
 //                             fences (before it is published); pmem-trans flushes
 //                             new objects at commit, so nothing is needed.
-//   b.seal_value(p, n)        seal() of an object that mostly holds a value.
+//   b.seal_value(p, n)        seal() of an object that mostly holds a value: a
+//                             cold payload for --flush-cold, as write_value.
 //   b.batch(f)                the changes f makes need no order among
 //                             themselves: pmem-persist writes each back as it is
 //                             made and fences once, when f returns; everything

@@ -443,9 +443,7 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
   // commit, which orders it, writes back nothing).
   void write_value(void* dst, const void* src, size_t n) {
     write(dst, src, n);
-    if (!fl_.writes_back(false) && fl_.writes_back(true) && fl_.flush(dst, n, true)) {
-      hook_.flushed(dst, n);
-    }
+    write_back_cold(dst, n);
   }
   void move(void* dst, const void* src, size_t n) {
     snapshot(dst, n);
@@ -466,7 +464,9 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
     this->written(&dst, sizeof dst, false, false);
   }
   void seal(const void*, size_t) {}
-  void seal_value(const void*, size_t) {}
+  // A new object's value payload: written back under eADR with --flush-cold on
+  // (under ADR the commit writes new objects back).
+  void seal_value(const void* p, size_t n) { write_back_cold(p, n); }
 
  private:
   // Logs the range (a planted fault may skip it), then reports the change.
@@ -478,6 +478,13 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
     tl_costs.tx_bytes += n;
     if (pmemobj_tx_add_range_direct(p, n) != 0) this->fail("pmemobj_tx_add_range_direct", n);
     hook_.logged(p, n);
+  }
+  // Writes back a cold value payload where only --flush-cold asks for it (eADR):
+  // the transaction's commit orders it.
+  void write_back_cold(const void* p, size_t n) {
+    if (!fl_.writes_back(false) && fl_.writes_back(true) && fl_.flush(p, n, true)) {
+      hook_.flushed(p, n);
+    }
   }
 };
 using TransBackend = TransBackendT<NoShadow>;

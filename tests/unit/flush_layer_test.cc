@@ -237,11 +237,13 @@ struct Issued {
 
 // The same random operations under `domain`, checked against the oracle.
 template <class P>
-Issued issued_under(const char* domain) {
+Issued issued_under(const char* domain, bool flush_cold = false) {
   using B = typename CountingOf<typename P::B>::type;
   using DS = typename P::template With<B>;
   ScratchDir dir;
-  const ScopedPolicy scoped(policy(domain));
+  PersistencePolicy p = policy(domain);
+  p.flush_cold = flush_cold;
+  const ScopedPolicy scoped(p);
   B b(dir.spec(DS::kName, B::kMode));
   DS ds(b, options());
   CountingCpu::log = {};
@@ -282,6 +284,27 @@ TYPED_TEST(DomainTest, EadrWritesNothingBackAndKeepsEveryFence) {
   EXPECT_EQ(eadr.costs.lib_flushed_lines, 0u);
   EXPECT_EQ(eadr.costs.lib_flushes_elided, adr.costs.lib_flushed_lines);
   EXPECT_EQ(eadr.costs.lib_fences, adr.costs.lib_fences);
+}
+
+// --flush-cold on under eADR: every structure writes its value payloads back
+// (updates and new objects), only those, and fences exactly as without.
+TYPED_TEST(DomainTest, FlushColdWritesBackValuePayloadsUnderEadr) {
+  const Issued adr = issued_under<TypeParam>("adr");
+  const Issued eadr = issued_under<TypeParam>("eadr");
+  const Issued cold = issued_under<TypeParam>("eadr", true);
+  EXPECT_GT(cold.costs.flushed_lines, 0u);
+  EXPECT_FALSE(cold.log.lines.empty() && cold.log.nt_copies.empty());
+  EXPECT_EQ(cold.costs.fences, adr.costs.fences);
+  EXPECT_EQ(cold.costs.lib_flushed_lines, 0u);
+  if (TypeParam::B::kMode == Mode::kPersist) {
+    // The same persists as ADR; the hot ones still elided.
+    EXPECT_EQ(cold.costs.persists, adr.costs.persists);
+    EXPECT_EQ(cold.costs.flushed_lines + cold.costs.flushes_elided, adr.costs.flushed_lines);
+    EXPECT_GT(cold.costs.flushes_elided, 0u);
+  } else {
+    // Only the payloads are written back; libpmemobj's write-backs stay elided.
+    EXPECT_EQ(cold.costs.lib_flushes_elided, eadr.costs.lib_flushes_elided);
+  }
 }
 
 // ---- libpmemobj's calls into libpmem ---------------------------------------------
