@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cli/validators.h"
 #include "errors.h"
 #include "pmem/latency.h"
 #include "pmem/libpmem_hooks.h"
@@ -47,10 +48,10 @@ void add_persistence_options(CLI::App* sub, PersistenceOptions& o) {
       ->capture_default_str();
   sub->add_option("--pmem-write-ns", o.pmem_write_ns,
                   "What-if media write latency: ns busy-waited per flushed line at each fence")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(finite_range(0.0, 1e6));
   sub->add_option("--pmem-read-ns", o.pmem_read_ns,
                   "What-if media read latency: ns busy-waited per persistent node visited")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(finite_range(0.0, 1e6));
   sub->add_option("--pmem-profile", o.pmem_profile,
                   "Published media latencies to inject (docs/performance.md): optane (128 ns "
                   "per written-back line, 224 ns per node read), cxl (100, 100); "
