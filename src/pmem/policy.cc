@@ -40,7 +40,7 @@ nlohmann::json PersistencePolicy::to_json() const {
           {"flush_instruction", flush_label()},
           {"flush_auto", insn_auto},
           {"movnt_threshold", movnt_threshold},
-          {"flush_cold", flush_cold},
+          {"flush_cold", flush_cold ? "on" : "off"},
           {"pmem_write_ns", write_ns > 0 ? nlohmann::json(write_ns) : nlohmann::json()},
           {"pmem_read_ns", read_ns > 0 ? nlohmann::json(read_ns) : nlohmann::json()},
           {"pmem_profile", profile.empty() ? nlohmann::json() : nlohmann::json(profile)}};

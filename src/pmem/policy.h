@@ -33,6 +33,9 @@ struct PersistencePolicy {
 
   // "clwb", ..., "nt", or "none" when the domain needs no write-back.
   std::string flush_label() const;
+  // The record's fields, options spelled as on the command line (flush_cold
+  // "on" / "off", so a claim's select(flush_cold=on) matches its sweep and its
+  // records); null for what-if latencies not injected.
   nlohmann::json to_json() const;
 };
 

@@ -30,6 +30,19 @@ def test_eadr_elides_write_backs_keeps_fences_and_warns(pmemids):
     assert m["flushes_elided_per_op"] > 0
     assert m["lib_flushed_lines_per_op"] == 0
     assert rec["config"]["flush_instruction"] == "none"
+    assert rec["config"]["flush_cold"] == "off"
+
+
+def test_flush_cold_writes_back_value_payloads_under_eadr(pmemids):
+    # Spelled as the option, so a claim's select(flush_cold=on) matches sweep and records.
+    off = one_record(pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", *WRITE,
+                                 "--domain", "eadr"))
+    on = one_record(pmemids.run("--ds", "hashtable", "--mode", "pmem-persist", *WRITE,
+                                "--domain", "eadr", "--flush-cold", "on"))
+    assert on["config"]["flush_cold"] == "on"
+    assert on["metrics"]["flushed_lines_per_op"] > 0
+    assert on["metrics"]["flushes_elided_per_op"] > 0, "only the payloads are written back"
+    assert on["metrics"]["fences_per_op"] == pytest.approx(off["metrics"]["fences_per_op"])
 
 
 def test_adr_writes_back_what_eadr_elides(pmemids):
