@@ -6,6 +6,8 @@ when every record agrees, otherwise each distinct value with its record count
 
 warnings(records, confs): derived warnings, most important first:
   - PMEM was emulated (context.pmem == "emulated")
+  - eADR was emulated (config.domain == "eadr-emulated"): write-backs skipped
+  - what-if media latency was injected (config.pmem_write_ns / pmem_read_ns)
   - a build was not optimized (context.optimized false, or build_type not Release)
   - a git revision ends in -dirty
   - records come from more than one host, CPU model, git revision, PMEM kind,
@@ -80,6 +82,21 @@ def warnings(records: list[Record], confs: pd.DataFrame) -> list[str]:
         out.append(f"PMEM was emulated for {n_emulated} of {len(contexts)} records: the pool was on "
                    "memory that is not persistent (e.g. tmpfs). Flushes ran, but the numbers show "
                    "software costs on DRAM, not persistent-memory media.")
+    configs = [r.data["config"] for r in records if r.kind == "run"]
+    eadr = sum(1 for c in configs if c.get("domain") == "eadr-emulated")
+    if eadr:
+        out.append(f"eADR was emulated for {eadr} of {len(configs)} records: pmemids and libpmemobj "
+                   "skipped their cache-line write-backs and kept every fence, as a platform with "
+                   "persistent caches would; those pools were not crash-safe on the machine.")
+    injected = Counter(
+        f"{c.get('pmem_profile') or 'custom'}: {c.get('pmem_write_ns') or 0} ns per written-back line, "
+        f"{c.get('pmem_read_ns') or 0} ns per node read"
+        for c in configs if c.get("pmem_write_ns") or c.get("pmem_read_ns"))
+    if injected:
+        out.append(f"What-if media latency was injected in {sum(injected.values())} of {len(configs)} "
+                   "records (" + "; ".join(f"{k} ({n})" for k, n in injected.most_common()) + "): "
+                   "their throughput models slower media by busy-waiting; it was not measured on "
+                   "such media.")
     slow = sum(1 for c in contexts if c.get("optimized") is False
                or ("build_type" in c and c["build_type"] != "Release"))
     if slow:

@@ -5,7 +5,7 @@ METRICS: numeric fields of a record's `metrics` object, by where they come from.
             both directions: each is in a real record, each numeric metric of a real
             record is known here)
   issue N   named by that issue's contract for a command or option still to land
-            (persistence domains 13, micro-benchmarks 14, combining stacks 16, counters
+            (micro-benchmarks 14, combining stacks 16, counters
             19); when it lands, its real records are checked the same way
 COSTS, the per-operation costs among them, are the report's cost columns (stats.py).
 Per-operation-type metrics are patterns: <op>_ops, <op>_found, <op>_not_found and
@@ -23,13 +23,21 @@ import re
 from .style import OP_TYPES, PERCENTILES
 
 # The per-operation costs of a run record (the report's cost columns).
-COSTS = ["persists_per_op", "flushed_lines_per_op", "tx_per_op", "tx_bytes_per_op",
-         "allocs_per_op", "frees_per_op", "translations_per_op"]
+COSTS = ["persists_per_op", "flushed_lines_per_op", "fences_per_op", "tx_per_op",
+         "tx_bytes_per_op", "allocs_per_op", "frees_per_op", "translations_per_op"]
 METRICS: dict[str, str] = {
     **{k: "run" for k in [
         "ops", "seconds", "ops_per_sec", "wall_ops_per_sec", "load_ops", "load_seconds",
-        "open_seconds", "recovery_seconds", "pool_bytes", *COSTS]},
-    **{k: "issue 13" for k in ["fences_per_op", "flushes_elided_per_op"]},
+        "open_seconds", "recovery_seconds", "pool_bytes", *COSTS,
+        # the flush layer and persistence domains (issue 13); null when unobserved
+        "flushes_elided_per_op", "pmemids_persists_per_op", "pmemids_flushed_lines_per_op",
+        "pmemids_fences_per_op", "lib_flushed_lines_per_op",
+        "lib_fences_per_op", "lib_flushes_elided_per_op", "injected_write_ns_per_op",
+        "injected_read_ns_per_op",
+        # the run layer's trust (issue 10)
+        "operationcount", "sum_of_rates_ops_per_sec", "thread_seconds_spread", "allowed_cpus",
+        "cycles", "cpu_user_seconds", "cpu_system_seconds", "voluntary_context_switches",
+        "involuntary_context_switches"]},
     **{k: "issue 14" for k in [
         "ns_per_op", "gib_per_sec", "flushes_issued", "fences_issued", "ewr", "rwr"]},
     **{k: "issue 16" for k in ["combining_sessions_per_op", "elimination_ratio"]},
@@ -54,6 +62,9 @@ CONFIG_KEYS = (
     "scanproportion", "readmodifywriteproportion", "deleteproportion", "requestdistribution",
     "zipfianconstant", "insertorder", "fieldlength", "maxscanlength", "hotspotdatafraction",
     "hotspotopnfraction", "readmissrate", "request_generator", "tracefile", "traceload",
+    # persistence domain, flush instruction, what-if latency
+    "domain", "flush", "flush_instruction", "flush_auto", "movnt_threshold", "flush_cold",
+    "pmem_write_ns", "pmem_read_ns", "pmem_profile",
     # derived by the report, and the context's part of a configuration's identity
     "locality", "hostname", "pmem", "git_revision",
 )

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/lists.h"
+#include "cli/persistence_options.h"
 #include "cli/validators.h"
 #include "crash/crash_registry.h"
 #include "errors.h"
@@ -42,6 +43,8 @@ struct CrashCliOptions {
   bool fail_on_violation = false;
   std::vector<std::string> workload_files;
   std::vector<std::string> properties;
+  PersistenceOptions persistence;
+  std::string store_buffer_loss = "none";
 };
 
 // A small, write-heavy default workload: every kind of change, so a run of a
@@ -98,21 +101,21 @@ class WorkDir {
 };
 
 void print_header() {
-  fmt::print("{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9} {:>9}\n", "ds", "mode",
-             "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked", "rec_ms_med",
-             "rec_ms_max");
+  fmt::print("{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9} {:>9} {}\n", "ds",
+             "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked",
+             "rec_ms_med", "rec_ms_max", "domain");
 }
 
 void print_row(const nlohmann::json& rec) {
   const auto& c = rec["config"];
   const auto& m = rec["metrics"];
-  fmt::print("{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9.2f} {:>9.2f}\n",
+  fmt::print("{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9.2f} {:>9.2f} {}\n",
              c["ds"].get<std::string>(), c["mode"].get<std::string>(),
              c["model"].get<std::string>(), m["points"].get<uint64_t>(),
              m["recovered"].get<uint64_t>(), m["invariant_failures"].get<uint64_t>(),
              m["lost_acknowledged"].get<uint64_t>(), m["half_applied"].get<uint64_t>(),
              m["leaked_objects"].get<uint64_t>(), m["recovery_ms_median"].get<double>(),
-             m["recovery_ms_max"].get<double>());
+             m["recovery_ms_max"].get<double>(), c["domain"].get<std::string>());
   std::fflush(stdout);
 }
 
@@ -169,6 +172,15 @@ void crash(const CrashCliOptions& o) {
   }
   install_stop_signals();
   const PmemProbe probe = probe_pool_dir(pool_dir);
+  const PersistencePolicy policy = resolve_persistence(o.persistence, probe.platform_eadr());
+  if (o.store_buffer_loss == "suffix" && policy.domain.flushes()) {
+    throw UsageError(fmt::format(
+        "--store-buffer-loss suffix needs --domain eadr (the domain is {}: under ADR every "
+        "store not written back and fenced is lost already)",
+        policy.domain.label()));
+  }
+  install_policy(policy);
+  warn_policy(policy);
   const Stream stream = generate(spec, spec.seed);
 
   const CrashWorkload w = crash_workload(spec, stream);
@@ -182,6 +194,8 @@ void crash(const CrashCliOptions& o) {
   copt.survive = o.survive == "random" ? o.survive_probability : 0.0;
   copt.seed = o.seed;
   copt.jobs = o.jobs;
+  copt.policy = policy;
+  copt.store_buffer_loss = o.store_buffer_loss == "suffix";
 
   const nlohmann::json context = collect_context(pool_dir, probe);
   print_header();
@@ -204,7 +218,10 @@ void crash(const CrashCliOptions& o) {
                      {"workload_seed", spec.seed},
                      {"jobs", o.jobs},
                      {"pool_dir", pool_dir},
-                     {"pmempool_check", copt.pmempool_check}});
+                     {"pmempool_check", copt.pmempool_check},
+                     {"store_buffer_loss", o.store_buffer_loss}});
+      config.update(policy.to_json());
+      config["flush"] = o.persistence.flush;
       const nlohmann::json metrics = {
           {"points", r.points},
           {"recovered", r.recovered},
@@ -250,8 +267,9 @@ void add_crash_command(CLI::App& app) {
       ->check(non_empty());
   sub->add_option("--points", o->points, "Crash points per (structure, mode) (default 100)");
   sub->add_option("--model", o->model,
-                  "power: lose what was not flushed and fenced (default); process: SIGKILL a "
-                  "child, nothing lost from the caches")
+                  "power: lose what the domain does not keep (adr: what was not written back "
+                  "and fenced; eadr: nothing, or see --store-buffer-loss) (default); process: "
+                  "SIGKILL a child, nothing lost from the caches")
       ->check(CLI::IsMember({"power", "process"}));
   sub->add_option("--survive", o->survive,
                   "power: none (every unpersisted line is lost, default) or random (each "
@@ -274,6 +292,13 @@ void add_crash_command(CLI::App& app) {
       ->check(non_empty());
   sub->add_flag("--fail-on-violation", o->fail_on_violation,
                 "Exit 3 when any crash point failed (for CI)");
+  add_persistence_options(sub, o->persistence);
+  sub->add_option("--store-buffer-loss", o->store_buffer_loss,
+                  "Power model under --domain eadr: none (every store executed before the "
+                  "crash survives, default) or suffix (a suffix of the stores issued since "
+                  "the last fence is lost, as from an x86 store buffer)")
+      ->check(CLI::IsMember({"none", "suffix"}))
+      ->capture_default_str();
   sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)")
       ->check(non_empty());
   sub->add_option("-p", o->properties,

@@ -16,6 +16,7 @@
 #include "cli/lists.h"
 #include "cli/run_options.h"
 #include "errors.h"
+#include "pmem/policy.h"
 #include "run/context.h"
 #include "run/footprint.h"
 #include "run/locks.h"
@@ -235,6 +236,9 @@ void run(const RunOptions& o) {
                PMEMIDS_BUILD_TYPE);
   }
   const PmemProbe probe = probe_pool_dir(pool_dir);
+  const PersistencePolicy policy = resolve_persistence(o.persistence, probe.platform_eadr());
+  install_policy(policy);
+  warn_policy(policy);
   if (!probe.real) {
     fmt::print(stderr,
                "pmemids: warning: PMEM is EMULATED: pool directory '{}' is on {} ({} "
@@ -364,6 +368,8 @@ void run(const RunOptions& o) {
                        {"repeat", o.repeat},
                        {"warmup", o.warmup},
                        {"repetition", shown}});
+        config.update(policy.to_json());
+        config["flush"] = o.persistence.flush;
         nlohmann::json rep_context = context;
         rep_context["loadavg_before"] = loadavg_before;
         rep_context["loadavg_after"] = loadavg_after;

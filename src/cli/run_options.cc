@@ -106,6 +106,7 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
         const double r = std::strtod(v.c_str(), nullptr);
         return r == 0 || r >= 1e-9 ? "" : "a fraction in [1e-9, 1], or 0 to disable";
       });
+  add_persistence_options(sub, o.persistence);
 }
 
 }  // namespace pmemids

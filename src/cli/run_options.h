@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/persistence_options.h"
+
 namespace pmemids {
 
 // Fraction of operations whose latency is timed unless --latency-sample says
@@ -35,12 +37,13 @@ struct RunOptions {
   std::string pin = "none";
   std::optional<int> cpu_node;
   std::optional<int> mem_node;
-  double duration = 0;         // seconds; 0: run operationcount operations
-  double min_time = 0;         // seconds; 0: run operationcount operations whatever they take
-  uint32_t timeline_ms = 0;    // 0: no timeline
-  double latency_sample = -1;  // fraction of operations timed; < 0: the default
-  double pool_check_timeout = 0;  // seconds the check of a reopened pool may take; 0: scaled
-  bool no_pool_check = false;     // reopen without that check (unsafe)
+  double duration = 0;             // seconds; 0: run operationcount operations
+  double min_time = 0;             // seconds; 0: run operationcount operations whatever they take
+  uint32_t timeline_ms = 0;        // 0: no timeline
+  double latency_sample = -1;      // fraction of operations timed; < 0: the default
+  double pool_check_timeout = 0;   // seconds the check of a reopened pool may take; 0: scaled
+  bool no_pool_check = false;      // reopen without that check (unsafe)
+  PersistenceOptions persistence;  // --domain, --flush, ... (cli/persistence_options.h)
 };
 
 // --threads other than 1 needs --thread-mode parallel or concurrent: a

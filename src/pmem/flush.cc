@@ -117,7 +117,7 @@ void nt_copy(void* dst, const void* src, size_t n, FlushInsn tail) {
   const auto a = reinterpret_cast<uintptr_t>(d);
   const size_t head = std::min(n, static_cast<size_t>((16 - (a & 15)) & 15));
   if (head != 0) {
-    std::memcpy(d, s, head);
+    std::memmove(d, s, head);
     flush_range(tail, d, head);
   }
   size_t i = head;
@@ -126,7 +126,7 @@ void nt_copy(void* dst, const void* src, size_t n, FlushInsn tail) {
     _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), v);
   }
   if (i < n) {
-    std::memcpy(d + i, s + i, n - i);
+    std::memmove(d + i, s + i, n - i);
     flush_range(tail, d + i, n - i);
   }
 }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/chrono.h>
+#include <libpmem.h>
 #include <libpmem2.h>
 #include <numa.h>
 #include <sys/statfs.h>
@@ -18,6 +19,9 @@
 
 #include "errors.h"
 #include "git_revision.h"
+#include "pmem/latency.h"
+#include "pmem/libpmem_hooks.h"
+#include "pmem/policy.h"
 
 extern char** environ;
 
@@ -137,6 +141,7 @@ PmemProbe probe_pool_dir(const std::string& dir) {
   if (cfg != nullptr) pmem2_config_delete(&cfg);
   close(fd);
   p.real = p.granularity == "byte" || p.granularity == "cache-line";
+  p.auto_flush = pmem_has_auto_flush();
   if (!p.real && std::getenv("PMEM_IS_PMEM_FORCE") == nullptr) {
     setenv("PMEM_IS_PMEM_FORCE", "1", 1);
     p.forced_is_pmem = true;
@@ -173,7 +178,13 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
       {"pmem_is_pmem_forced_by_pmemids", probe.forced_is_pmem},
       {"pool_dir", pool_dir},
       {"pool_fs", probe.fs},
-      {"flush_instruction", flush_instruction(flags, probe)},
+      {"flush_instruction", installed_policy().flush_label()},
+      {"libpmem_flush_instruction", flush_instruction(flags, probe)},
+      {"domain", installed_policy().domain.label()},
+      {"platform_domain", probe.platform_eadr() ? "eadr" : "adr"},
+      {"movnt_threshold", installed_policy().movnt_threshold},
+      {"libpmemobj_flushes", lib_hooks_bound() ? "counted" : "not observed"},
+      {"latency_injection", injection_context()},
       {"pmdk_version", PMEMIDS_PMDK_VERSION},
       {"memkind_version", PMEMIDS_MEMKIND_VERSION},
       {"cpu_model", cpuinfo_field("model name")},

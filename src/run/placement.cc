@@ -33,18 +33,6 @@ int node_of(int cpu) {
   return n < 0 ? 0 : n;
 }
 
-std::vector<int> node_cpus(int node) {
-  std::vector<int> out;
-  bitmask* bm = numa_allocate_cpumask();
-  if (numa_node_to_cpus(node, bm) == 0) {
-    for (unsigned c = 0; c < bm->size; ++c) {
-      if (numa_bitmask_isbitset(bm, c) != 0) out.push_back(static_cast<int>(c));
-    }
-  }
-  numa_free_cpumask(bm);
-  return out;
-}
-
 void check_node(const char* flag, int node) {
   const std::vector<int> nodes = numa_nodes();
   if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) {
@@ -77,6 +65,18 @@ std::vector<CpuInfo> describe(const std::vector<int>& cpus) {
 }
 
 }  // namespace
+
+std::vector<int> node_cpus(int node) {
+  std::vector<int> out;
+  bitmask* bm = numa_allocate_cpumask();
+  if (numa_node_to_cpus(node, bm) == 0) {
+    for (unsigned c = 0; c < bm->size; ++c) {
+      if (numa_bitmask_isbitset(bm, c) != 0) out.push_back(static_cast<int>(c));
+    }
+  }
+  numa_free_cpumask(bm);
+  return out;
+}
 
 std::vector<int> numa_nodes() {
   std::vector<int> out;

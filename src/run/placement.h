@@ -51,6 +51,9 @@ void run_on_node(int node);
 // NUMA nodes present on this machine, for messages and records.
 std::vector<int> numa_nodes();
 
+// The CPUs of NUMA node `node` (empty when libnuma does not know it).
+std::vector<int> node_cpus(int node);
+
 // The CPUs the calling thread may run on now.
 std::vector<int> current_cpus();
 

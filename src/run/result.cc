@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "errors.h"
+#include "pmem/libpmem_hooks.h"
+#include "pmem/policy.h"
 #include "stats/summary.h"
 #include "util/file_checks.h"
 
@@ -22,12 +24,12 @@ using nlohmann::json;
 
 enum class Cost { kPersists, kFlushedLines, kOther };
 
-// Whether a cost counter saw every event it names in this phase. pmemids counts
-// the persists it issues itself; libpmemobj's own flushes (undo log, commit,
-// new objects, allocator metadata) are not counted yet, so `persists` and
-// `flushed_lines` are complete only where libpmemobj flushes nothing: the
-// volatile modes, and pmem-persist phases that neither allocate nor free.
-// Every other counter counts calls pmemids makes and is always complete.
+// Whether pmemids' own flush counters alone saw every write-back of this phase
+// (used when libpmemobj's calls are not interposed): libpmemobj's own flushes
+// (undo log, commit, new objects, allocator metadata) are then invisible, so
+// they are complete only where libpmemobj flushes nothing: the volatile modes,
+// and pmem-persist phases that neither allocate nor free. Every other counter
+// counts calls pmemids makes and is always complete.
 bool cost_observed(Cost c, Mode m, const CostCounters& k) {
   if (c == Cost::kOther) return true;
   switch (m) {
@@ -80,6 +82,13 @@ nlohmann::json metrics_json(const RepResult& r) {
   const auto per_op = [&](uint64_t count, Cost c = Cost::kOther) {
     return cost_observed(c, r.mode, r.costs) ? ratio(static_cast<double>(count), ops) : json();
   };
+  // pmemids' own count plus libpmemobj's: exact when libpmemobj's calls into
+  // libpmem reach pmemids' hooks (pmem/libpmem_hooks.h), else only where
+  // libpmemobj flushes nothing (cost_observed).
+  const bool lib = lib_hooks_bound();
+  const auto with_lib = [&](uint64_t own, uint64_t libs, Cost c) {
+    return lib ? ratio(static_cast<double>(own + libs), ops) : per_op(own, c);
+  };
   json m = {
       {"ops", ops},
       {"operationcount", r.operationcount},
@@ -102,16 +111,30 @@ nlohmann::json metrics_json(const RepResult& r) {
       {"open_seconds", r.open_seconds},
       {"recovery_seconds", r.recovery_seconds},
       {"pool_bytes", r.pool_bytes},
-      {"persists_per_op", per_op(r.costs.persists, Cost::kPersists)},
-      {"flushed_lines_per_op", per_op(r.costs.flushed_lines, Cost::kFlushedLines)},
+      {"persists_per_op", with_lib(r.costs.persists, r.costs.lib_fences, Cost::kPersists)},
+      {"flushed_lines_per_op",
+       with_lib(r.costs.flushed_lines, r.costs.lib_flushed_lines, Cost::kFlushedLines)},
+      {"flushes_elided_per_op",
+       with_lib(r.costs.flushes_elided, r.costs.lib_flushes_elided, Cost::kFlushedLines)},
+      {"fences_per_op", with_lib(r.costs.fences, r.costs.lib_fences, Cost::kPersists)},
       {"pmemids_persists_per_op", per_op(r.costs.persists)},
       {"pmemids_flushed_lines_per_op", per_op(r.costs.flushed_lines)},
+      {"pmemids_fences_per_op", per_op(r.costs.fences)},
       {"tx_per_op", per_op(r.costs.tx)},
       {"tx_bytes_per_op", per_op(r.costs.tx_bytes)},
       {"allocs_per_op", per_op(r.costs.allocs)},
       {"frees_per_op", per_op(r.costs.frees)},
       {"translations_per_op", per_op(r.costs.translations)},
   };
+  // libpmemobj's own write-backs alone, when observed; the what-if latencies
+  // when injected.
+  const auto per_op_if = [&](bool observed, uint64_t v) { return observed ? per_op(v) : json(); };
+  m["lib_flushed_lines_per_op"] = per_op_if(lib, r.costs.lib_flushed_lines);
+  m["lib_fences_per_op"] = per_op_if(lib, r.costs.lib_fences);
+  m["lib_flushes_elided_per_op"] = per_op_if(lib, r.costs.lib_flushes_elided);
+  const PersistencePolicy& policy = installed_policy();
+  m["injected_write_ns_per_op"] = per_op_if(policy.write_ns > 0, r.costs.injected_write_ns);
+  m["injected_read_ns_per_op"] = per_op_if(policy.read_ns > 0, r.costs.injected_read_ns);
   for (int t = 0; t < kOpTypes; ++t) {
     const std::string name(op_name(static_cast<OpType>(t)));
     m[name + "_ops"] = r.tally.count[t];

@@ -32,6 +32,7 @@ SHIPPED = {
     "fig7-concurrent.toml": {"default": 56, "quick": 56, "paper": 56},
     "fig8-locks.toml": {"default": 8, "quick": 8, "paper": 20},
     "fig9-numa.toml": {"default": 112, "quick": 112, "paper": 112},
+    "seed002-r5-flush-cold.toml": {"default": 14, "quick": 14, "paper": 14},
     "seed003-readmissrate.toml": {"default": 8, "quick": 8, "paper": 8},
 }
 
