@@ -9,11 +9,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "cli/commands.h"
 #include "cli/lists.h"
 #include "cli/run_options.h"
+#include "counters/counters_row.h"
+#include "counters/crew_counters.h"
+#include "counters/pmu.h"
 #include "errors.h"
 #include "run/context.h"
 #include "run/locks.h"
@@ -122,6 +126,71 @@ std::vector<uint64_t> sample_positions(uint64_t n, double rate, uint64_t seed) {
   return out;
 }
 
+// What --counters asks for, checked before anything runs: a refusal (exit 2)
+// when hardware events are wanted and there is no PMU, or --counters sim has
+// no valgrind or caches to simulate.
+struct CounterPlan {
+  CounterMode mode = CounterMode::kNone;
+  PerfEventSet events{};
+  SimInstrument instrument = SimInstrument::kLoad;
+  std::optional<SimCaches> caches;
+  std::string valgrind;
+};
+
+CounterPlan plan_counters(const RunOptions& o) {
+  CounterPlan p;
+  p.mode = parse_counter_mode(o.counters);
+  if (p.mode != CounterMode::kPerf && !o.perf_events.empty()) {
+    throw UsageError("--perf-events applies to --counters perf only");
+  }
+  if (p.mode != CounterMode::kSim && o.sim_instrument != "load") {
+    throw UsageError("--sim-instrument applies to --counters sim only");
+  }
+  if (p.mode == CounterMode::kPerf) {
+    p.events =
+        parse_perf_events(o.perf_events.empty() ? std::vector<std::string>{"all"} : o.perf_events);
+    if (wants_hardware(p.events)) {
+      const PmuStatus pmu = assess_pmu(observe_pmu(system_pmu_probe()));
+      if (pmu.state != PmuState::kAvailable) throw UsageError(pmu_refusal(pmu));
+    }
+  }
+  if (p.mode == CounterMode::kSim) {
+    p.instrument = o.sim_instrument == "timed" ? SimInstrument::kTimed : SimInstrument::kLoad;
+    if (!in_sim_child()) p.valgrind = require_valgrind();
+    p.caches = machine_sim_caches();
+  }
+  return p;
+}
+
+// The parent of a --counters sim run: say what it will cost, run the same
+// command under callgrind, exit with its status.
+[[noreturn]] void rerun_under_callgrind(const RunOptions& o, const CounterPlan& p,
+                                        const WorkloadSpec& spec, size_t pairs,
+                                        const std::string& pool_dir) {
+  const uint64_t reps = static_cast<uint64_t>(o.repeat + o.warmup) * pairs *
+                        (o.thread_mode == "parallel" ? static_cast<uint64_t>(o.threads) : 1);
+  const double secs =
+      sim_seconds_estimate(spec.recordcount * reps, spec.operationcount * reps, p.instrument);
+  fmt::print(stderr,
+             "pmemids: {}--counters sim runs under callgrind, simulating LL {}; estimated "
+             "{:.0f} s for {} load and {} timed operations{}\n",
+             secs > 120 ? "warning: " : "", p.caches->ll.text(), secs, spec.recordcount * reps,
+             spec.operationcount * reps,
+             secs > 120 ? " (lower recordcount/operationcount for a run in minutes)" : "");
+  const int status = run_under_callgrind(pool_dir, *p.caches, p.valgrind);
+  std::fflush(nullptr);
+  std::exit(status);
+}
+
+// Context fields of a counted run: "counters" and, simulated, the model.
+void add_counters_context(nlohmann::json& context, const CounterPlan& p, int threads) {
+  if (p.mode == CounterMode::kPerf) context["counters"] = "perf";
+  if (p.mode == CounterMode::kSim) {
+    context["counters"] = "simulated";
+    context["sim"] = sim_context(*p.caches, p.instrument, threads);
+  }
+}
+
 void run(const RunOptions& o) {
   PropertySet props;
   for (const auto& f : o.workload_files) props.load_file(f);
@@ -149,6 +218,10 @@ void run(const RunOptions& o) {
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
+  const CounterPlan counting = plan_counters(o);
+  if (counting.mode == CounterMode::kSim && !in_sim_child()) {
+    rerun_under_callgrind(o, counting, spec, structures.size() * modes.size(), pool_dir);
+  }
 
   if (!optimized_build()) {
     fmt::print(stderr,
@@ -182,6 +255,7 @@ void run(const RunOptions& o) {
   std::vector<Stream> stream_store;
   std::vector<uint64_t> stream_seeds;
   stream_store.reserve(static_cast<size_t>(streams));
+  CrewCounters counters(counting.mode, counting.events, o.threads);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
@@ -192,7 +266,9 @@ void run(const RunOptions& o) {
                  .thread_mode = tm,
                  .threads = o.threads,
                  .placement = placement,
-                 .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms}};
+                 .timing = {.duration = o.duration,
+                            .timeline_ms = o.timeline_ms,
+                            .counters = counting.mode == CounterMode::kNone ? nullptr : &counters}};
   for (int t = 0; t < streams; ++t) {
     stream_seeds.push_back(spec.seed + static_cast<uint64_t>(t));
     stream_store.push_back(generate(spec, stream_seeds.back()));
@@ -200,7 +276,8 @@ void run(const RunOptions& o) {
         {&stream_store.back(), sample_positions(stream_store.back().ops.size(), rate,
                                                 stream_seeds.back() ^ kSampleSeedSalt)});
   }
-  const nlohmann::json context = collect_context(pool_dir, probe);
+  nlohmann::json context = collect_context(pool_dir, probe);
+  add_counters_context(context, counting, o.threads);
   const std::string out = o.out.empty() ? default_out() : o.out;
 
   print_table_header(stdout);
@@ -210,6 +287,7 @@ void run(const RunOptions& o) {
       std::vector<double> measured;
       for (int rep = -o.warmup; rep < o.repeat; ++rep) {
         req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
+        if (counting.mode == CounterMode::kSim) sim::setup_begins(counting.instrument);
         const RepResult r = e->run[static_cast<int>(m)](req);
         nlohmann::json config = spec.to_json();
         config.update({{"ds", e->name},
@@ -236,7 +314,17 @@ void run(const RunOptions& o) {
                        {"repeat", o.repeat},
                        {"warmup", o.warmup},
                        {"repetition", rep < 0 ? rep + o.warmup : rep}});
+        config["counters"] =
+            counting.mode == CounterMode::kNone ? nlohmann::json() : nlohmann::json(o.counters);
         nlohmann::json record = make_record(context, config, r);
+        if (counting.mode == CounterMode::kPerf) {
+          add_perf_metrics(record["metrics"], counters.total(), r.tally.total());
+        }
+        if (counting.mode == CounterMode::kSim) {
+          add_sim_metrics(record["metrics"],
+                          sim::collect(fmt::format("{}-{}-{}", e->name, mode_name(m), rep)),
+                          r.tally.total());
+        }
         if (rep < 0) {
           record["warmup"] = true;
         } else {
@@ -244,6 +332,7 @@ void run(const RunOptions& o) {
         }
         append_record(out, record);
         print_table_row(stdout, record);
+        if (counting.mode != CounterMode::kNone) print_counters_row(stdout, record);
         if (rep == o.repeat - 1 && o.repeat > 1) {
           const nlohmann::json agg = make_aggregate(context, config, measured);
           append_record(out, agg);

@@ -35,9 +35,12 @@ struct RunOptions {
   std::string pin = "none";
   std::optional<int> cpu_node;
   std::optional<int> mem_node;
-  double duration = 0;         // seconds; 0: run operationcount operations
-  uint32_t timeline_ms = 0;    // 0: no timeline
-  double latency_sample = -1;  // fraction of operations timed; < 0: the default
+  double duration = 0;                   // seconds; 0: run operationcount operations
+  uint32_t timeline_ms = 0;              // 0: no timeline
+  double latency_sample = -1;            // fraction of operations timed; < 0: the default
+  std::string counters = "none";         // none | perf | sim
+  std::vector<std::string> perf_events;  // --counters perf; empty: all
+  std::string sim_instrument = "load";   // --counters sim: load | timed
 };
 
 // Registers every `pmemids run` option on `sub`, writing into `o`. Parsing

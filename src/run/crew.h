@@ -7,7 +7,10 @@
 // coordinator (the calling thread) only sleeps: it wakes every timeline_ms to
 // sum the workers' published progress, sets the stop flag when `duration` has
 // passed, and is woken as soon as every worker has finished or one failed (the
-// last timeline interval ends there). An exception in any worker stops the others at their next
+// last timeline interval ends there). With timing.counters, each worker opens
+// its counters after set-up, starts them right after the barrier and stops
+// them right after its timed phase (counters/crew_counters.h): outside its
+// clock reads, around nothing else. An exception in any worker stops the others at their next
 // chunk and is rethrown by run_crew after every thread has joined.
 #pragma once
 
@@ -23,14 +26,16 @@
 #include <thread>
 #include <vector>
 
+#include "counters/crew_counters.h"
 #include "run/drive.h"
 #include "run/placement.h"
 
 namespace pmemids {
 
 struct CrewTiming {
-  double duration = 0;       // seconds; 0: workers stop when their slice is done
-  uint32_t timeline_ms = 0;  // 0: no timeline
+  double duration = 0;               // seconds; 0: workers stop when their slice is done
+  uint32_t timeline_ms = 0;          // 0: no timeline
+  CrewCounters* counters = nullptr;  // what the workers count; null: nothing
 };
 
 struct CrewRun {
@@ -85,6 +90,7 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
       try {
         run.thread_cpus[t] = apply_placement(placement, t);
         if (!failed.load()) setup(t);
+        if (timing.counters != nullptr) timing.counters->open(t);
       } catch (...) {
         fail(std::current_exception());
       }
@@ -93,9 +99,11 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
         try {
           run.start_cpu[t] = sched_getcpu();
           const DriveControl ctl{&stop, &slots[t].progress, timing.duration > 0};
+          if (timing.counters != nullptr) timing.counters->begin(t);
           slots[t].start = Clock::now();
           work(t, ctl);
           slots[t].end = Clock::now();
+          if (timing.counters != nullptr) timing.counters->end(t);
         } catch (...) {
           slots[t].end = Clock::now();
           fail(std::current_exception());
