@@ -3,7 +3,8 @@
 make(inputs, out_dir, csv_path) reads and validates every input (load.py),
 computes per-configuration statistics from run records (stats.py), selects the
 figures (figures.py), writes `out_dir/figures/<id>.png|svg` (plot.py) and
-`out_dir/index.html` (html_page.py), when the inputs hold verdicts of `pmemids
+`out_dir/index.html` (html_page.py, with seed 001's Table III from table3.py when the
+records hold cache-miss ratios of its configurations), when the inputs hold verdicts of `pmemids
 reproduce` `out_dir/reproduction.html` (reproduction.py), and, when asked, the CSV
 (export_csv.py).
 It raises load.ReportError for bad input before writing anything.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import checks, export_csv, figures, html_page, plot, reproduction, stats, tables
+from . import checks, export_csv, figures, html_page, plot, reproduction, stats, table3, tables
 from .load import KINDS, read_records
 
 
@@ -40,9 +41,10 @@ def make(inputs: list[str], out_dir: Path, csv_path: Path | None = None) -> Path
     inputs_summary = {}
     for r in records:
         inputs_summary.setdefault(r.file, {"file": r.file, **{k: 0 for k in KINDS}})[r.kind] += 1
+    counter_tables = table3.tables(confs)
     verdicts = reproduction.latest(records)
     if verdicts:
-        reproduction.render(out_dir, verdicts, [f["id"] for f in shown])
+        reproduction.render(out_dir, verdicts, [f["id"] for f in shown] + [t.id for t in counter_tables])
     config_table, common = (tables.configurations_table(confs) if not confs.empty
                             else (tables.Table([], [], []), {}))
     return html_page.render(
@@ -51,6 +53,7 @@ def make(inputs: list[str], out_dir: Path, csv_path: Path | None = None) -> Path
         inputs=list(inputs_summary.values()), warnings=checks.warnings(records, confs),
         environment=checks.environment(records), figures=shown,
         configurations=config_table, common=common, skipped=checks.skipped(records),
+        counter_tables=counter_tables,
         csv=_relative(csv_path, out_dir),
         reproduction=reproduction.PAGE if verdicts else None, verdicts=len(verdicts))
 

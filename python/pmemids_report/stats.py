@@ -18,7 +18,8 @@ identity as a dict), `config_id` (its JSON),
 `configurations(runs, records)` is one row per configuration in plot order: its
 config columns plus `n`, `mean`, `median`, `sd`, `cv`, `ci_low`, `ci_high`,
 `min`, `max` of ops_per_sec (sd/cv/ci are NaN for n = 1; ci is the Student-t
-95% interval of the mean), the mean of each per-op cost and latency percentile,
+95% interval of the mean), the mean of each per-op cost, latency percentile and
+cache-miss ratio (COUNTER_RATIOS, NaN where not counted),
 `seeds` (sorted distinct seeds), `warmups` (discarded warm-up records), `files`,
 and `label` ("C1", "C2", ...).
 """
@@ -30,7 +31,7 @@ import math
 
 import pandas as pd
 
-from .fields import COSTS
+from .fields import COSTS, COUNTER_RATIOS
 from .load import Record
 from .style import LOCALITIES, LOCKS, MODES, PERCENTILES, OP_TYPES, STRUCTURES, order_key, workload_label
 
@@ -63,7 +64,7 @@ def _identity_value(v):
 
 def runs(records: list[Record]) -> pd.DataFrame:
     df = pd.DataFrame([_row(r) for r in records if r.kind == "run"], dtype=object)
-    for key in ["ops_per_sec"] + COSTS + LATENCIES:
+    for key in ["ops_per_sec"] + COSTS + LATENCIES + COUNTER_RATIOS:
         if key in df:
             df[key] = df[key].astype(float)
     return df
@@ -84,7 +85,7 @@ def _row(r: Record) -> dict:
     row["locality"] = locality(config.get("cpu_node"), config.get("mem_node"))
     row["workload_text"] = workload_label(config)
     row["ops_per_sec"] = float(metrics["ops_per_sec"])
-    for key in COSTS + LATENCIES:
+    for key in COSTS + LATENCIES + COUNTER_RATIOS:
         row[key] = _number(metrics.get(key))
     timeline = metrics.get("timeline_ops_per_sec")
     row["timeline"] = timeline if isinstance(timeline, list) and timeline else None
@@ -144,7 +145,7 @@ def configurations(run_rows: pd.DataFrame, records: list[Record]) -> pd.DataFram
         first = g.iloc[0]
         row = {k: first[k] for k in g.columns
                if k not in ("seed", "repetition", "file", "line", "ops_per_sec", "timeline")
-               and k not in COSTS and k not in LATENCIES}
+               and k not in COSTS and k not in LATENCIES and k not in COUNTER_RATIOS}
         x = g["ops_per_sec"]
         n = len(x)
         mean = x.mean()
@@ -153,7 +154,7 @@ def configurations(run_rows: pd.DataFrame, records: list[Record]) -> pd.DataFram
         row.update(n=n, mean=mean, median=x.median(), sd=sd,
                    cv=sd / mean if n > 1 and mean > 0 else math.nan,
                    ci_low=mean - half, ci_high=mean + half, min=x.min(), max=x.max())
-        for key in COSTS + LATENCIES:
+        for key in COSTS + LATENCIES + COUNTER_RATIOS:
             row[key] = g[key].mean()
         row["seeds"] = sorted({s for s in g["seed"] if not missing(s)}, key=str)
         row["warmups"] = warm.get(cid, 0)
@@ -161,7 +162,7 @@ def configurations(run_rows: pd.DataFrame, records: list[Record]) -> pd.DataFram
         out.append(row)
     df = sort_rows(pd.DataFrame(out, dtype=object))
     df["n"] = df["n"].astype(int)
-    for key in ["mean", "median", "sd", "cv", "ci_low", "ci_high", "min", "max"] + COSTS + LATENCIES:
+    for key in ["mean", "median", "sd", "cv", "ci_low", "ci_high", "min", "max"] + COSTS + LATENCIES + COUNTER_RATIOS:
         df[key] = df[key].astype(float)
     df["label"] = [f"C{i + 1}" for i in range(len(df))]
     return df
