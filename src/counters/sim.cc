@@ -53,11 +53,14 @@ std::string find_on_path(const std::string& name) {
   }
 }
 
-// Measured on the development machine (docs/counters.md): callgrind with
-// cache and branch simulation runs an operation of the read workload in
-// about this many microseconds, the uninstrumented start-up and stream
-// generation at about a tenth of that.
-constexpr double kSimMicrosPerOp = 12.0;
+// Measured on the development machine under a load average of about 27 on 2
+// cores (docs/counters.md: btree, pmem-persist, 200k records, 50k reads):
+// callgrind's start, an insert of the load with and without simulation, and an
+// operation of the timed phase with it. A quiet machine is several times faster.
+constexpr double kSimStartSeconds = 5;
+constexpr double kSimLoadMicros = 1800;
+constexpr double kPlainLoadMicros = 200;
+constexpr double kSimOpMicros = 170;
 
 }  // namespace
 
@@ -199,11 +202,10 @@ nlohmann::json sim_context(const SimCaches& c, SimInstrument instrument, int thr
 }
 
 double sim_seconds_estimate(uint64_t load_ops, uint64_t timed_ops, SimInstrument instrument) {
-  const double instrumented =
-      static_cast<double>(timed_ops + (instrument == SimInstrument::kLoad ? load_ops : 0));
-  const double plain =
-      static_cast<double>(load_ops + timed_ops) + (instrument == SimInstrument::kTimed ? 0 : 0);
-  return (instrumented * kSimMicrosPerOp + plain * kSimMicrosPerOp / 10) * 1e-6;
+  const double load_micros = instrument == SimInstrument::kLoad ? kSimLoadMicros : kPlainLoadMicros;
+  return kSimStartSeconds + (static_cast<double>(load_ops) * load_micros +
+                             static_cast<double>(timed_ops) * kSimOpMicros) *
+                                1e-6;
 }
 
 namespace sim {
