@@ -16,6 +16,7 @@ leaves it empty. Lists (e.g. metrics.timeline_ops_per_sec) are JSON text.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -54,5 +55,11 @@ def table(records: list[Record]) -> pd.DataFrame:
 
 
 def write(records: list[Record], path: Path) -> None:
+    """Whole or not at all: written next to `path`, then renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    table(records).to_csv(path, index=False)
+    temp = path.with_name(f".{path.name}.tmp")
+    try:
+        table(records).to_csv(temp, index=False)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)

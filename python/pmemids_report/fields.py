@@ -68,7 +68,7 @@ CONFIG_KEYS = (
     "recordcount", "operationcount", "readproportion", "updateproportion", "insertproportion",
     "scanproportion", "readmodifywriteproportion", "deleteproportion", "requestdistribution",
     "zipfianconstant", "insertorder", "fieldlength", "maxscanlength", "hotspotdatafraction",
-    "hotspotopnfraction", "readmissrate",
+    "hotspotopnfraction", "readmissrate", "request_generator", "tracefile", "traceload",
     # derived by the report, and the context's part of a configuration's identity
     "locality", "hostname", "pmem", "git_revision",
     # what was counted: null, "perf" or "sim" (a simulated run's throughput is valgrind's)

@@ -31,11 +31,13 @@ naming the file (and line).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA_VERSION = 1
 KINDS = ("run", "warmup", "aggregate", "skipped", "failed", "verdict")
+MAX_DEPTH = 64  # nesting of objects and lists in one record; pmemids writes 4
 
 
 class ReportError(Exception):
@@ -98,9 +100,15 @@ def _parse(file: str, line: int, text: str) -> Record:
         return ReportError(file, what, line)
 
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise fail(f"invalid JSON: {e.msg} (column {e.colno})") from e
+    except ValueError as e:
+        raise fail(f"invalid JSON: {e}") from e
+    except RecursionError as e:
+        raise fail(f"invalid JSON: nested more than {MAX_DEPTH} levels deep") from e
+    if _depth(data) > MAX_DEPTH:
+        raise fail(f"invalid JSON: nested more than {MAX_DEPTH} levels deep")
     if not isinstance(data, dict):
         raise fail(f"expected a JSON object, found {type(data).__name__}")
     if "schema_version" not in data:
@@ -137,8 +145,9 @@ def _parse(file: str, line: int, text: str) -> Record:
         value = metrics.get("ops_per_sec")
         if "ops_per_sec" not in metrics:
             raise fail("missing field 'metrics.ops_per_sec'")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise fail(f"field 'metrics.ops_per_sec' must be a number >= 0, found {value!r}")
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not math.isfinite(value) or value < 0):
+            raise fail(f"field 'metrics.ops_per_sec' must be a finite number >= 0, found {value!r}")
     elif kind == "aggregate":
         _object(data, "metrics", fail)
     elif not isinstance(data.get("reason"), str):
@@ -154,6 +163,24 @@ def _verdict(file: str, line: int, data: dict, fail) -> Record:
         if not isinstance(data.get(key), str):
             raise fail(f"missing field '{key}' (a string) on a verdict record")
     return Record(file, line, "verdict", data)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"'{name}' is not a number JSON allows")
+
+
+def _depth(value) -> int:
+    """Nesting depth of objects and lists, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list):
+            deepest = max(deepest, d)
+            if d <= MAX_DEPTH:
+                stack.extend((x, d + 1) for x in v)
+    return deepest
 
 
 def _object(data: dict, key: str, fail) -> dict:

@@ -15,12 +15,24 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import checks, export_csv, figures, html_page, plot, reproduction, stats, table3, tables
+from . import checks, export_csv, figures, html_page, outputs, plot, reproduction, stats, table3, tables
 from .load import KINDS, read_records
 
 
+class WriteError(Exception):
+    """Writing an output failed after the checks passed (a full disk, a race)."""
+
+
 def make(inputs: list[str], out_dir: Path, csv_path: Path | None = None) -> Path:
+    outputs.check(out_dir, csv_path)
     records = read_records(inputs)
+    try:
+        return _write(records, out_dir, csv_path)
+    except OSError as e:
+        raise WriteError(f"cannot write the report: {e}") from e
+
+
+def _write(records, out_dir: Path, csv_path: Path | None) -> Path:
     run_rows = stats.runs(records)
     confs = stats.configurations(run_rows, records)
     if not run_rows.empty:

@@ -11,7 +11,8 @@
 // its counters after set-up, starts them right after the barrier and stops
 // them right after its timed phase (counters/crew_counters.h): outside its
 // clock reads, around nothing else. An exception in any worker stops the others at their next
-// chunk and is rethrown by run_crew after every thread has joined.
+// chunk and is rethrown by run_crew after every thread has joined. SIGINT / SIGTERM
+// (util/stop_signals.h) stop the workers the same way, and run_crew throws Interrupted.
 #pragma once
 
 #include <sched.h>
@@ -29,6 +30,7 @@
 #include "counters/crew_counters.h"
 #include "run/drive.h"
 #include "run/placement.h"
+#include "util/stop_signals.h"
 
 namespace pmemids {
 
@@ -45,6 +47,9 @@ struct CrewRun {
   std::vector<int> start_cpu;                 // the CPU each worker started on
   std::vector<double> timeline;               // ops/s per interval, all workers
 };
+
+// How often the coordinator looks for a stop signal while workers run.
+inline constexpr std::chrono::milliseconds kStopPoll{50};
 
 template <class Setup, class Work>
 CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Setup&& setup,
@@ -137,14 +142,19 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
     const auto until = std::min(next, deadline);
     bool done;
     {
+      // Woken by the workers; every kStopPoll also to notice SIGINT / SIGTERM,
+      // which a signal handler cannot deliver through the condition variable.
       std::unique_lock g(mu);
       const auto ended = [&] { return finished == n || failed.load(); };
-      if (until == Clock::time_point::max()) {
-        wake.wait(g, ended);
-        done = true;
-      } else {
-        done = wake.wait_until(g, until, ended);
+      for (;;) {
+        const auto slice = std::min(until, Clock::now() + kStopPoll);
+        done = wake.wait_until(g, slice, ended);
+        if (done || slice >= until || stop_requested()) break;
       }
+    }
+    if (stop_requested()) {
+      stop.store(true);
+      break;
     }
     if (!done && until >= deadline) stop.store(true);
     if (timing.timeline_ms > 0) {
@@ -160,6 +170,7 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
   }
   threads.clear();  // joins
   if (error) std::rethrow_exception(error);
+  throw_if_stopped();
 
   Clock::time_point first = slots[0].start, last_end = slots[0].end;
   for (int t = 0; t < n; ++t) {

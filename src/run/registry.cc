@@ -11,6 +11,7 @@
 #include "ds/rbtree.h"
 #include "ds/skiplist.h"
 #include "errors.h"
+#include "run/reopen_check.h"
 
 namespace pmemids {
 namespace {
@@ -23,8 +24,10 @@ DsEntry entry(std::string_view description) {
       .can_scan = DS<DramBackend>::kCanScan,
       .element_bytes = {&DS<DramBackend>::element_bytes, &DS<VolatileBackend>::element_bytes,
                         &DS<PersistBackend>::element_bytes, &DS<TransBackend>::element_bytes},
-      .run = {&run_rep<DS, DramBackend>, &run_rep<DS, VolatileBackend>,
-              &run_rep<DS, PersistBackend>, &run_rep<DS, TransBackend>},
+      .structure_bytes = {&DS<DramBackend>::pool_bytes, &DS<VolatileBackend>::pool_bytes,
+                          &DS<PersistBackend>::pool_bytes, &DS<TransBackend>::pool_bytes},
+      .run = {&run_rep_checked<DS, DramBackend>, &run_rep_checked<DS, VolatileBackend>,
+              &run_rep_checked<DS, PersistBackend>, &run_rep_checked<DS, TransBackend>},
   };
 }
 

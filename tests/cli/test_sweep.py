@@ -250,7 +250,7 @@ def test_sigterm_stops_without_recording_the_interrupted_run(pmemids, tmp_path):
     recs = read_records(pmemids.out)
     if len(recs) == 6:
         pytest.skip("the sweep finished before SIGTERM arrived")
-    assert p.returncode == 130, err
+    assert p.returncode == 143, err  # 128 + SIGTERM
     assert "interrupted; run the same command again to resume" in err
     assert not any(rec.get("failed") for rec in recs)
     expect_clean_lines(pmemids.out)
@@ -361,7 +361,7 @@ def test_bad_file_is_exit_2_naming_file_and_key(pmemids, tmp_path, case):
 def test_missing_file_is_exit_2(pmemids, tmp_path):
     r = sweep(pmemids, tmp_path / "nope.toml", "--dry-run")
     assert r.returncode == 2, r.describe()
-    assert f"{tmp_path / 'nope.toml'}: cannot be read: no such file" in r.stderr
+    assert f"sweep file '{tmp_path / 'nope.toml'}' cannot be read: No such file" in r.stderr
 
 
 def test_unknown_scale_is_exit_2(pmemids):
