@@ -199,6 +199,14 @@ CounterPlan plan_counters(const RunOptions& o) {
 [[noreturn]] void rerun_under_callgrind(const RunOptions& o, const CounterPlan& p,
                                         const WorkloadSpec& spec, size_t pairs,
                                         const std::string& pool_dir) {
+  if (p.instrument == SimInstrument::kTimed && (o.repeat + o.warmup) * pairs > 1) {
+    throw UsageError(fmt::format(
+        "--sim-instrument timed simulates the caches of one repetition from empty: run one "
+        "structure and mode with --repeat 1 and no --warmup per command (a sweep gives "
+        "repetitions as runs with different seeds), or use --sim-instrument load; asked for {} "
+        "repetitions of {} structure/mode pairs",
+        o.repeat + o.warmup, pairs));
+  }
   const uint64_t reps = static_cast<uint64_t>(o.repeat + o.warmup) * pairs *
                         (o.thread_mode == "parallel" ? static_cast<uint64_t>(o.threads) : 1);
   const double secs =

@@ -13,15 +13,18 @@
 // directory and exits with the child's status. The child is the run: it writes
 // the records and the table.
 //
-// In the child, instrumentation is off until the repetition's set-up begins
-// (--sim-instrument load, the default: creating and loading the pool warm the
-// simulated caches as they warm the real ones) or until its timed phase begins
-// (--sim-instrument timed: faster, but callgrind then starts from empty caches
-// and counts every first touch in the timed phase as a miss). Event collection
-// is off everywhere except in each worker between the start barrier and the
-// end of its timed phase (callgrind's collection state is per thread). After
-// the workers have joined, the coordinator switches instrumentation off and
-// dumps; the dump holds exactly the timed phase's events of all workers.
+// In the child, instrumentation is off until the first repetition's set-up
+// begins (--sim-instrument load, the default: creating and loading the pool
+// warm the simulated caches as they warm the real ones) or until its timed
+// phase begins (--sim-instrument timed: faster, but callgrind then starts from
+// empty caches and counts every first touch in the timed phase as a miss; one
+// repetition of one structure and mode per process, since instrumentation,
+// once on, stays on: callgrind 3.19 collects nothing after it is switched off
+// and on again). Event collection is off everywhere except in each worker
+// between the start barrier and the end of its timed phase (callgrind's
+// collection state is per thread). After the workers have joined, the
+// coordinator dumps; the dump holds exactly the timed phase's events of all
+// workers since the repetition's set-up began (CALLGRIND_ZERO_STATS).
 //
 // callgrind runs one thread at a time and simulates one cache hierarchy for
 // all of them: in parallel and concurrent modes the counts are those of the
@@ -83,8 +86,8 @@ inline void worker_begins() {
 }
 inline void worker_ends() { CALLGRIND_TOGGLE_COLLECT; }
 
-// Coordinator, after the workers joined: stops instrumentation, dumps, and
-// returns the dump's totals (the dump file is removed).
+// Coordinator, after the workers joined: dumps and returns the dump's totals
+// (the dump file is removed).
 CallgrindTotals collect(const std::string& label);
 
 }  // namespace sim

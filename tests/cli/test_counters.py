@@ -124,3 +124,25 @@ def test_sim_refuses_bad_options_before_starting_valgrind(pmemids):
     r = pmemids.run("--ds", "nosuch", "--mode", "dram", "--counters", "sim")
     msg = expect_usage_error(r, "nosuch")
     assert "callgrind" not in r.stderr
+
+
+@needs_valgrind
+def test_sim_timed_runs_one_repetition_per_process(pmemids):
+    for extra in (["--repeat", "2"], ["--warmup", "1"], ["--mode", "pmem-volatile,pmem-trans"]):
+        args = ["--ds", "btree", "-p", "recordcount=10", "-p", "operationcount=10",
+                "--counters", "sim", "--sim-instrument", "timed", *extra]
+        if "--mode" not in extra:
+            args += ["--mode", "dram"]
+        r = pmemids.run(*args)
+        msg = expect_usage_error(r, "--sim-instrument timed simulates the caches of one repetition")
+        assert "--sim-instrument load" in msg and "runs under callgrind" not in r.stderr
+
+
+@needs_valgrind
+def test_sim_repetitions_in_one_process_each_count_their_timed_phase(pmemids):
+    r = pmemids.run("--ds", "arraylist", "--mode", "dram", "-p", "recordcount=2000",
+                    "-p", "operationcount=1000", *READ_ONLY, "-p", "requestdistribution=uniform",
+                    "--latency-sample", "0", "--counters", "sim", "--repeat", "2")
+    recs = expect_ok(r, records=3)
+    first, second = (x["metrics"]["sim_instructions_per_op"] for x in recs[:2])
+    assert first > 10 and second == pytest.approx(first, rel=0.05)
