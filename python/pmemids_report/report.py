@@ -3,9 +3,10 @@
 make(inputs, out_dir, csv_path) reads and validates every input (load.py),
 computes per-configuration statistics from run records (stats.py), selects the
 figures (figures.py; micro.py for `pmemids micro` records), writes
-`out_dir/figures/<id>.png|svg` (plot.py) and `out_dir/index.html` (html_page.py),
-when the inputs hold verdicts of `pmemids reproduce` `out_dir/reproduction.html`
-(reproduction.py), and, when asked, the CSV (export_csv.py).
+`out_dir/figures/<id>.png|svg` (plot.py) and `out_dir/index.html` (html_page.py, with seed
+001's Table III from table3.py when the records hold cache-miss ratios of its
+configurations), when the inputs hold verdicts of `pmemids reproduce`
+`out_dir/reproduction.html` (reproduction.py), and, when asked, the CSV (export_csv.py).
 It raises load.ReportError for bad input before writing anything.
 """
 
@@ -15,7 +16,7 @@ import os
 from pathlib import Path
 
 from . import (checks, export_csv, figures, html_page, micro, outputs, plot, reproduction, stats,
-               tables)
+               table3, tables)
 from .load import KINDS, read_records
 
 
@@ -57,9 +58,10 @@ def _write(records, out_dir: Path, csv_path: Path | None) -> Path:
         # A micro record is a measured repetition too.
         kind = "run" if r.kind == "micro" else r.kind
         inputs_summary.setdefault(r.file, {"file": r.file, **{k: 0 for k in KINDS}})[kind] += 1
+    counter_tables = table3.tables(confs)
     verdicts = reproduction.latest(records)
     if verdicts:
-        reproduction.render(out_dir, verdicts, [f["id"] for f in shown])
+        reproduction.render(out_dir, verdicts, [f["id"] for f in shown] + [t.id for t in counter_tables])
     config_table, common = (tables.configurations_table(confs) if not confs.empty
                             else (tables.Table([], [], []), {}))
     return html_page.render(
@@ -70,6 +72,7 @@ def _write(records, out_dir: Path, csv_path: Path | None) -> Path:
         inputs=list(inputs_summary.values()), warnings=checks.warnings(records, confs),
         environment=checks.environment(records), figures=shown,
         configurations=config_table, common=common, skipped=checks.skipped(records),
+        counter_tables=counter_tables,
         csv=_relative(csv_path, out_dir),
         reproduction=reproduction.PAGE if verdicts else None, verdicts=len(verdicts))
 

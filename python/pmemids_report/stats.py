@@ -19,7 +19,8 @@ every latency includes) and `timeline` (list or None).
 `configurations(runs, records)` is one row per configuration in plot order: its
 config columns plus `n`, `mean`, `median`, `sd`, `cv`, `ci_low`, `ci_high`,
 `min`, `max` of ops_per_sec (sd/cv/ci are NaN for n = 1; ci is the Student-t
-95% interval of the mean), the mean of each per-op cost, latency percentile and timer overhead,
+95% interval of the mean), the mean of each per-op cost, latency percentile, timer overhead and
+cache-miss ratio (COUNTER_RATIOS, NaN where not counted),
 `seeds` (sorted distinct seeds), `warmups` (discarded warm-up records), `files`,
 and `label` ("C1", "C2", ...).
 """
@@ -31,7 +32,7 @@ import math
 
 import pandas as pd
 
-from .fields import COSTS
+from .fields import COSTS, COUNTER_RATIOS
 from .load import Record
 from .style import LOCALITIES, LOCKS, MODES, PERCENTILES, OP_TYPES, STRUCTURES, order_key, workload_label
 
@@ -43,7 +44,7 @@ DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock"
 LATENCIES = [f"latency_{op}_{p}_ns" for op in OP_TYPES for p, _ in PERCENTILES] + \
             [f"latency_{op}_mean_ns" for op in OP_TYPES]
 # Numbers per run averaged per configuration: costs, latencies and the clock's cost.
-AVERAGED = COSTS + LATENCIES + ["timer_overhead_ns"]
+AVERAGED = COSTS + LATENCIES + COUNTER_RATIOS + ["timer_overhead_ns"]
 THREAD_MODES = ["single", "parallel", "concurrent"]
 SORT_COLUMNS = [("workload", None), ("thread_mode", THREAD_MODES), ("ds", STRUCTURES),
                 ("mode", MODES), ("threads", None), ("lock", LOCKS), ("locality", LOCALITIES),
@@ -87,7 +88,7 @@ def _row(r: Record) -> dict:
     row["locality"] = locality(config.get("cpu_node"), config.get("mem_node"))
     row["workload_text"] = workload_label(config)
     row["ops_per_sec"] = float(metrics["ops_per_sec"])
-    for key in COSTS + LATENCIES:
+    for key in COSTS + LATENCIES + COUNTER_RATIOS:
         row[key] = _number(metrics.get(key))
     row["timer_overhead_ns"] = _number(r.data["context"].get("timer_overhead_ns"))
     timeline = metrics.get("timeline_ops_per_sec")

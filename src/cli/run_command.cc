@@ -11,10 +11,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/lists.h"
 #include "cli/run_options.h"
+#include "counters/counters_row.h"
+#include "counters/crew_counters.h"
+#include "counters/pmu.h"
 #include "errors.h"
 #include "pmem/policy.h"
 #include "run/context.h"
@@ -167,6 +171,79 @@ constexpr int kMaxMinTimeRetries = 8;
 constexpr double kMinTimeMargin = 1.25;
 constexpr double kMaxGrowth = 100;
 
+// What --counters asks for, checked before anything runs: a refusal (exit 2)
+// when hardware events are wanted and there is no PMU, or --counters sim has
+// no valgrind or caches to simulate.
+struct CounterPlan {
+  CounterMode mode = CounterMode::kNone;
+  PerfEventSet events{};
+  SimInstrument instrument = SimInstrument::kLoad;
+  std::optional<SimCaches> caches;
+  std::string valgrind;
+};
+
+CounterPlan plan_counters(const RunOptions& o) {
+  CounterPlan p;
+  p.mode = parse_counter_mode(o.counters);
+  if (p.mode != CounterMode::kPerf && !o.perf_events.empty()) {
+    throw UsageError("--perf-events applies to --counters perf only");
+  }
+  if (p.mode != CounterMode::kSim && o.sim_instrument != "load") {
+    throw UsageError("--sim-instrument applies to --counters sim only");
+  }
+  if (p.mode == CounterMode::kPerf) {
+    p.events =
+        parse_perf_events(o.perf_events.empty() ? std::vector<std::string>{"all"} : o.perf_events);
+    if (wants_hardware(p.events)) {
+      const PmuStatus pmu = assess_pmu(observe_pmu(system_pmu_probe()));
+      if (pmu.state != PmuState::kAvailable) throw UsageError(pmu_refusal(pmu));
+    }
+  }
+  if (p.mode == CounterMode::kSim) {
+    p.instrument = o.sim_instrument == "timed" ? SimInstrument::kTimed : SimInstrument::kLoad;
+    if (!in_sim_child()) p.valgrind = require_valgrind();
+    p.caches = machine_sim_caches();
+  }
+  return p;
+}
+
+// The parent of a --counters sim run: say what it will cost, run the same
+// command under callgrind, exit with its status.
+[[noreturn]] void rerun_under_callgrind(const RunOptions& o, const CounterPlan& p,
+                                        const WorkloadSpec& spec, size_t pairs,
+                                        const std::string& pool_dir) {
+  if (p.instrument == SimInstrument::kTimed && (o.repeat + o.warmup) * pairs > 1) {
+    throw UsageError(fmt::format(
+        "--sim-instrument timed simulates the caches of one repetition from empty: run one "
+        "structure and mode with --repeat 1 and no --warmup per command (a sweep gives "
+        "repetitions as runs with different seeds), or use --sim-instrument load; asked for {} "
+        "repetitions of {} structure/mode pairs",
+        o.repeat + o.warmup, pairs));
+  }
+  const uint64_t reps = static_cast<uint64_t>(o.repeat + o.warmup) * pairs *
+                        (o.thread_mode == "parallel" ? static_cast<uint64_t>(o.threads) : 1);
+  const double secs =
+      sim_seconds_estimate(spec.recordcount * reps, spec.operationcount * reps, p.instrument);
+  fmt::print(stderr,
+             "pmemids: {}--counters sim runs under callgrind, simulating LL {}; estimated "
+             "{:.0f} s for {} load and {} timed operations{}\n",
+             secs > 120 ? "warning: " : "", p.caches->ll.text(), secs, spec.recordcount * reps,
+             spec.operationcount * reps,
+             secs > 120 ? " (lower recordcount/operationcount for a run in minutes)" : "");
+  const int status = run_under_callgrind(pool_dir, *p.caches, p.valgrind);
+  std::fflush(nullptr);
+  std::exit(status);
+}
+
+// Context fields of a counted run: "counters" and, simulated, the model.
+void add_counters_context(nlohmann::json& context, const CounterPlan& p, int threads) {
+  if (p.mode == CounterMode::kPerf) context["counters"] = "perf";
+  if (p.mode == CounterMode::kSim) {
+    context["counters"] = "simulated";
+    context["sim"] = sim_context(*p.caches, p.instrument, threads);
+  }
+}
+
 void run(const RunOptions& o) {
   PropertySet props;
   for (const auto& f : o.workload_files) props.load_file(f);
@@ -227,6 +304,10 @@ void run(const RunOptions& o) {
   for (const DsEntry* e : structures) {
     for (Mode m : modes) check_footprint(run_footprint(*e, m, spec, shape), pool_dir);
   }
+  const CounterPlan counting = plan_counters(o);
+  if (counting.mode == CounterMode::kSim && !in_sim_child()) {
+    rerun_under_callgrind(o, counting, spec, structures.size() * modes.size(), pool_dir);
+  }
   install_stop_signals();
 
   if (!optimized_build()) {
@@ -272,6 +353,7 @@ void run(const RunOptions& o) {
   WorkloadSpec current = spec;  // operationcount grows under --min-time
   Streams streams = make_streams(current, tm, o.threads, rate);
   check_streams(streams.built, structures);
+  CrewCounters counters(counting.mode, counting.events, o.threads);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
@@ -283,9 +365,12 @@ void run(const RunOptions& o) {
                  .thread_mode = tm,
                  .threads = o.threads,
                  .placement = placement,
-                 .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms},
+                 .timing = {.duration = o.duration,
+                            .timeline_ms = o.timeline_ms,
+                            .counters = counting.mode == CounterMode::kNone ? nullptr : &counters},
                  .feeds = streams.feeds};
-  const nlohmann::json context = collect_context(pool_dir, probe);
+  nlohmann::json context = collect_context(pool_dir, probe);
+  add_counters_context(context, counting, o.threads);
   const auto cpus = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
   bool warned_load = false;
   throw_if_stopped();
@@ -317,9 +402,15 @@ void run(const RunOptions& o) {
                        loadavg_before[0].get<double>(), cpus);
             warned_load = true;
           }
+          if (counting.mode == CounterMode::kSim) sim::setup_begins(counting.instrument);
           r = e->run[static_cast<int>(m)](req);
           loadavg_after = load_average();
-          if (o.min_time <= 0 || r.seconds >= o.min_time || retry == kMaxMinTimeRetries) break;
+          // Under --counters sim the simulated counts per operation are the
+          // measure, and a callgrind repetition is slow: no regrowth.
+          if (o.min_time <= 0 || r.seconds >= o.min_time || retry == kMaxMinTimeRetries ||
+              counting.mode == CounterMode::kSim) {
+            break;
+          }
           const double factor =
               std::min(kMaxGrowth, o.min_time / std::max(r.seconds, 1e-6) * kMinTimeMargin);
           const auto grown = static_cast<uint64_t>(
@@ -373,7 +464,17 @@ void run(const RunOptions& o) {
         nlohmann::json rep_context = context;
         rep_context["loadavg_before"] = loadavg_before;
         rep_context["loadavg_after"] = loadavg_after;
+        config["counters"] =
+            counting.mode == CounterMode::kNone ? nlohmann::json() : nlohmann::json(o.counters);
         nlohmann::json record = make_record(rep_context, config, r);
+        if (counting.mode == CounterMode::kPerf) {
+          add_perf_metrics(record["metrics"], counters.total(), r.tally.total());
+        }
+        if (counting.mode == CounterMode::kSim) {
+          add_sim_metrics(record["metrics"],
+                          sim::collect(fmt::format("{}-{}-{}", e->name, mode_name(m), rep)),
+                          r.tally.total());
+        }
         if (rep < 0) {
           record["warmup"] = true;
         } else {
@@ -385,6 +486,7 @@ void run(const RunOptions& o) {
           fmt::print(stderr, "pmemids: warning: {} {} rep {}: {}\n", e->name, mode_name(m), shown,
                      w);
         }
+        if (counting.mode != CounterMode::kNone) print_counters_row(stdout, record);
         if (rep == o.repeat - 1 && o.repeat > 1) {
           const nlohmann::json agg = make_aggregate(rep_context, config, measured);
           append_record(out, agg);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "cli/validators.h"
+#include "counters/perf_events.h"
 #include "errors.h"
 
 namespace pmemids {
@@ -107,6 +108,21 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
         return r == 0 || r >= 1e-9 ? "" : "a fraction in [1e-9, 1], or 0 to disable";
       });
   add_persistence_options(sub, o.persistence);
+  sub->add_option("--counters", o.counters,
+                  "Count over each timed phase: none, perf (hardware and software events with "
+                  "perf_event_open; needs a PMU for hardware events), sim (re-run under "
+                  "valgrind's callgrind: simulated caches, many times slower)")
+      ->check(CLI::IsMember({"none", "perf", "sim"}));
+  sub->add_option("--perf-events", o.perf_events,
+                  "--counters perf: events to count (comma-separated): all (default), hardware, "
+                  "software, or names among " +
+                      perf_event_names())
+      ->delimiter(',');
+  sub->add_option("--sim-instrument", o.sim_instrument,
+                  "--counters sim: simulate caches from the start of set-up (load, default: "
+                  "the load warms them) or in the timed phase only (timed: faster, caches "
+                  "start empty)")
+      ->check(CLI::IsMember({"load", "timed"}));
 }
 
 }  // namespace pmemids

@@ -44,6 +44,9 @@ struct RunOptions {
   double pool_check_timeout = 0;   // seconds the check of a reopened pool may take; 0: scaled
   bool no_pool_check = false;      // reopen without that check (unsafe)
   PersistenceOptions persistence;  // --domain, --flush, ... (cli/persistence_options.h)
+  std::string counters = "none";   // none | perf | sim
+  std::vector<std::string> perf_events;  // --counters perf; empty: all
+  std::string sim_instrument = "load";   // --counters sim: load | timed
 };
 
 // --threads other than 1 needs --thread-mode parallel or concurrent: a

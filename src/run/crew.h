@@ -8,7 +8,10 @@
 // coordinator (the calling thread) only sleeps: it wakes every timeline_ms to
 // sum the workers' published progress, sets the stop flag when `duration` has
 // passed, and is woken as soon as every worker has finished or one failed (the
-// last timeline interval ends there). An exception in any worker stops the others at their next
+// last timeline interval ends there). With timing.counters, each worker opens
+// its counters after set-up, starts them right after the barrier and stops
+// them right after its timed phase (counters/crew_counters.h): outside its
+// clock reads, around nothing else. An exception in any worker stops the others at their next
 // chunk and is rethrown by run_crew after every thread has joined. SIGINT / SIGTERM
 // (util/stop_signals.h) stop the workers the same way, and run_crew throws Interrupted.
 //
@@ -29,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "counters/crew_counters.h"
 #include "run/drive.h"
 #include "run/placement.h"
 #include "util/stop_signals.h"
@@ -36,8 +40,9 @@
 namespace pmemids {
 
 struct CrewTiming {
-  double duration = 0;       // seconds; 0: workers stop when their slice is done
-  uint32_t timeline_ms = 0;  // 0: no timeline
+  double duration = 0;               // seconds; 0: workers stop when their slice is done
+  uint32_t timeline_ms = 0;          // 0: no timeline
+  CrewCounters* counters = nullptr;  // what the workers count; null: nothing
 };
 
 // CPU time and context switches of one worker's timed phase.
@@ -129,6 +134,7 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
       try {
         run.thread_cpus[t] = apply_placement(placement, t);
         if (!failed.load()) setup(t);
+        if (timing.counters != nullptr) timing.counters->open(t);
       } catch (...) {
         fail(std::current_exception());
       }
@@ -138,9 +144,11 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
           run.start_cpu[t] = sched_getcpu();
           const DriveControl ctl{&stop, &slots[t].progress, timing.duration > 0};
           const ThreadUsage before = ThreadUsage::now();
+          if (timing.counters != nullptr) timing.counters->begin(t);
           slots[t].start = Clock::now();
           work(t, ctl);
           slots[t].end = Clock::now();
+          if (timing.counters != nullptr) timing.counters->end(t);
           run.thread_usage[t] = ThreadUsage::now();
           run.thread_usage[t] -= before;
         } catch (...) {

@@ -28,6 +28,12 @@ def real_records(binary, tmp_path_factory) -> list[dict]:
                            "-p", "operationcount=2000", "--latency-sample", "1",
                            "--pool-dir", str(pools), "--out", str(out))
             assert p.returncode == 0, p.stderr
+        for counters in (["perf", "--perf-events", "software"], ["sim"]):
+            p = run_binary(binary, "run", "--ds", "btree", "--mode", "pmem-trans", "-P",
+                           str(REPO / "workloads" / "pmemids-read"), "-p", "recordcount=500",
+                           "-p", "operationcount=500", "--counters", *counters,
+                           "--pool-dir", str(pools), "--out", str(out))
+            assert p.returncode == 0, p.stderr
     finally:
         shutil.rmtree(pools, ignore_errors=True)
     return [json.loads(line) for line in out.read_text().splitlines()]
@@ -37,6 +43,15 @@ def test_every_run_metric_is_in_a_real_record(real_records):
     for name, source in fields.METRICS.items():
         if source == "run":
             assert all(name in r["metrics"] for r in real_records), name
+
+
+@pytest.mark.parametrize("counters", ["perf", "sim"])
+def test_every_counter_metric_is_in_a_real_record_of_its_option(real_records, counters):
+    records = [r for r in real_records if r["config"].get("counters") == counters]
+    assert records
+    for name, source in fields.METRICS.items():
+        if source == f"run --counters {counters}":
+            assert all(name in r["metrics"] for r in records), name
 
 
 def test_every_numeric_metric_of_a_real_record_is_known(real_records):
