@@ -150,13 +150,20 @@ Finding llc_finding(uint64_t bytes) {
       fmt::format("{}: structures larger than this are measured out of cache", bytes_text(bytes)));
 }
 
-Finding counters_finding(bool available, const std::string& why) {
-  if (available) return make("hw_counters", "hardware performance counters", true, "ok");
-  return make("hw_counters", "hardware performance counters", false, "limited",
-              fmt::format("perf_event_open of a hardware event failed ({}): cache-miss and "
-                          "cycle counts cannot be recorded; instruction counts come from "
-                          "callgrind",
-                          why));
+Finding counters_finding(bool pmu, const std::string& pmu_detail,
+                         const std::optional<std::string>& valgrind) {
+  const nlohmann::json value = {{"perf", pmu}, {"sim", valgrind.has_value()}};
+  const std::string sim = valgrind ? fmt::format("--counters sim works ({})", *valgrind)
+                                   : "--counters sim needs valgrind on PATH (apt-get install "
+                                     "valgrind)";
+  if (pmu) {
+    return make("hw_counters", "hardware performance counters", value, "ok",
+                fmt::format("--counters perf works; {}", sim));
+  }
+  return make("hw_counters", "hardware performance counters", value, "limited",
+              fmt::format("--counters perf cannot count hardware events ({}); {}: a simulated "
+                          "cache, not this machine's",
+                          pmu_detail, sim));
 }
 
 Finding dcpmm_tools_finding(bool ipmctl, bool ipmwatch) {

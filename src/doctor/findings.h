@@ -51,7 +51,11 @@ Finding retention_finding(const std::optional<LoadLatencies>& l);
 Finding numa_finding(const std::vector<NumaNode>& nodes);
 Finding smt_finding(int threads_per_core);
 Finding llc_finding(uint64_t bytes);
-Finding counters_finding(bool available, const std::string& why);
+// Which `--counters` modes work here: perf needs a PMU (`pmu_detail` says what
+// was observed, counters/pmu.h), sim needs valgrind (its version; nullopt: not
+// on PATH).
+Finding counters_finding(bool pmu, const std::string& pmu_detail,
+                         const std::optional<std::string>& valgrind);
 Finding dcpmm_tools_finding(bool ipmctl, bool ipmwatch);
 Finding governor_finding(const std::optional<std::string>& governor);
 Finding space_finding(uint64_t free_bytes, uint64_t available_memory_bytes);

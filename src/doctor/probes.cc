@@ -1,8 +1,6 @@
 #include "doctor/probes.h"
 
-#include <linux/perf_event.h>
 #include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -13,9 +11,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "backend/pool.h"
+#include "counters/pmu.h"
+#include "counters/sim.h"
 #include "errors.h"
 #include "pmem/flush.h"
 #include "pmem/latency.h"
@@ -64,18 +65,12 @@ bool on_path(const char* tool) {
   return false;
 }
 
-std::pair<bool, std::string> hw_counters() {
-  perf_event_attr attr{};
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.size = sizeof attr;
-  attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  attr.disabled = 1;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  const long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-  if (fd < 0) return {false, std::strerror(errno)};
-  close(static_cast<int>(fd));
-  return {true, ""};
+std::optional<std::string> valgrind_version() {
+  try {
+    return require_valgrind();
+  } catch (const UsageError&) {
+    return std::nullopt;
+  }
 }
 
 int threads_per_core() {
@@ -197,8 +192,9 @@ std::vector<Finding> run_doctor(const std::string& pool_dir, bool& pool_ok) {
   out.push_back(numa_finding(numa()));
   out.push_back(smt_finding(threads_per_core()));
   out.push_back(llc_finding(llc_bytes()));
-  const auto [hw, why] = hw_counters();
-  out.push_back(counters_finding(hw, why));
+  const PmuStatus pmu = assess_pmu(observe_pmu(system_pmu_probe()));
+  out.push_back(
+      counters_finding(pmu.state == PmuState::kAvailable, pmu.detail, valgrind_version()));
   out.push_back(dcpmm_tools_finding(on_path("ipmctl"), on_path("ipmwatch")));
   out.push_back(
       governor_finding(read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")));

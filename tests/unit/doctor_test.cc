@@ -48,8 +48,15 @@ TEST(Doctor, EmulationAndDomainSayWhatTheyDisable) {
 }
 
 TEST(Doctor, MissingToolsCountersAndInstructionsAreLimitations) {
-  EXPECT_TRUE(mentions(counters_finding(false, "No such file or directory"), "callgrind"));
-  EXPECT_EQ(counters_finding(true, "").verdict, "ok");
+  const Finding no_pmu = counters_finding(false, "no cpu PMU in sysfs", "valgrind-3.19.0");
+  EXPECT_EQ(no_pmu.verdict, "limited");
+  EXPECT_TRUE(mentions(no_pmu, "no cpu PMU in sysfs"));
+  EXPECT_TRUE(mentions(no_pmu, "--counters sim works (valgrind-3.19.0)"));
+  EXPECT_EQ(no_pmu.value, (nlohmann::json{{"perf", false}, {"sim", true}}));
+  EXPECT_TRUE(mentions(counters_finding(false, "x", std::nullopt), "needs valgrind on PATH"));
+  const Finding pmu = counters_finding(true, "", std::nullopt);
+  EXPECT_EQ(pmu.verdict, "ok");
+  EXPECT_TRUE(mentions(pmu, "--counters perf works"));
   EXPECT_TRUE(mentions(dcpmm_tools_finding(false, false), "ipmctl and ipmwatch"));
   EXPECT_TRUE(mentions(dcpmm_tools_finding(true, false), "ipmwatch not on PATH"));
   EXPECT_EQ(dcpmm_tools_finding(true, true).verdict, "ok");
