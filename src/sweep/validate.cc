@@ -29,7 +29,7 @@ std::string where(const Configuration& c, size_t total) {
 void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
               const RunKeys& keys) {
   validate_options(spec, keys);
-  ConfigurationCheck check(spec);
+  ConfigurationCheck check(spec, keys);
   for (const Configuration& c : configs) check(c, configs.size());
 }
 
