@@ -69,7 +69,7 @@ _LATENCY = re.compile(rf"latency_({'|'.join(OP_TYPES)})_({'|'.join(LATENCY_STATS
 CONFIG_KEYS = (
     # what and how
     "ds", "mode", "workload", "thread_mode", "threads", "lock", "pin", "cpu_node", "mem_node",
-    "duration", "timeline_ms", "latency_sample", "warmup", "reopen",
+    "duration", "min_time", "timeline_ms", "latency_sample", "warmup", "reopen",
     # structure knobs
     "load_factor", "node_keys", "max_height",
     # workload properties
