@@ -7,7 +7,7 @@
 # tests/cli/test_trust.py checks that every command the docs name is here.
 #
 # Usage: scripts/docs-figures.sh [section...]   (default: all sections)
-#   sections: bench harness callgrind threads latency replay libpmemobj ycsb crash
+#   sections: bench harness callgrind threads latency replay libpmemobj ycsb crash domains
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh release pmemids >/dev/null
@@ -22,7 +22,7 @@ fig() {
   { echo "\$ $*"; "$@"; } >"$out/$n.txt" 2>&1 || echo "[$n] exit $?" >&2
 }
 SECTIONS=("$@")
-[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj ycsb crash)
+[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj ycsb crash domains)
 has() { [[ " ${SECTIONS[*]} " == *" $1 "* ]]; }
 
 W=workloads
@@ -111,3 +111,26 @@ if has crash; then  # crash.md
   fig pmemids crash --ds rbtree,btree,bplustree,btree-embedded --mode pmem-persist --points 100000 --out "$out/crash-kinds.jsonl"
 fi
 echo "outputs in $out" >&2
+
+if has domains; then  # performance.md: the flush layer, fences, domains, instructions, what-if latency
+  for ds in hashtable bplustree; do
+    for m in dram pmem-persist pmem-trans; do
+      fig scripts/callgrind-ops.sh --ds $ds --mode $m -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0
+    done
+  done
+  fig pmemids run --ds all --mode pmem-persist -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --out "$out/fences.jsonl"
+  for ds in arraylist linkedlist hashtable skiplist btree bplustree rbtree; do
+    for domain in adr eadr; do
+      fig pmemids run --ds $ds --mode pmem-persist,pmem-trans -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --repeat 3 --domain $domain --out "$out/domains.jsonl"
+    done
+  done
+  for ds in hashtable bplustree; do
+    for flush in clwb clflushopt clflush nt; do
+      fig pmemids run --ds $ds --mode pmem-persist -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --repeat 3 --flush $flush --out "$out/flush.jsonl"
+    done
+    for profile in optane cxl; do
+      fig pmemids run --ds $ds --mode pmem-persist,pmem-trans -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --repeat 3 --pmem-profile $profile --out "$out/whatif.jsonl"
+    done
+    fig pmemids run --ds $ds --mode pmem-persist,pmem-trans -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --repeat 3 --out "$out/whatif.jsonl"
+  done
+fi

@@ -26,6 +26,7 @@ from .stats import COSTS, missing
 from .style import PERCENTILES, fmt_number
 
 COST_LABELS = {"persists_per_op": "persists/op", "flushed_lines_per_op": "flushed lines/op",
+               "fences_per_op": "fences/op",
                "tx_per_op": "tx/op", "tx_bytes_per_op": "logged B/op", "allocs_per_op": "allocs/op",
                "frees_per_op": "frees/op", "translations_per_op": "translations/op"}
 # Columns describing a configuration, shown when a table's rows have them.

@@ -77,16 +77,28 @@ std::vector<std::pair<std::string, const toml::node*>> in_file_order(const toml:
   return out;
 }
 
-// Adds a value to an entry, refusing a repeated one (it would repeat a configuration).
-void add_value(const Ctx& ctx, const std::string& where, Entry& e, Value v,
-               const std::string& accepted) {
-  const std::string text = value_text(v);
-  for (const auto& old : e.values) {
-    if (value_text(old) == text)
-      ctx.fail(where, fmt::format("'{}' is listed twice", text), accepted);
+// Adds values to one entry, refusing a repeated one (it would repeat a
+// configuration); the texts seen are kept in a set, so a long list or range is
+// checked in O(n log n), not O(n^2).
+class ValueAdder {
+ public:
+  ValueAdder(const Ctx& ctx, const std::string& where, Entry& e, const std::string& accepted)
+      : ctx_(ctx), where_(where), e_(e), accepted_(accepted) {}
+  void operator()(Value v) {
+    std::string text = value_text(v);
+    if (!seen_.insert(text).second) {
+      ctx_.fail(where_, fmt::format("'{}' is listed twice", text), accepted_);
+    }
+    e_.values.push_back(std::move(v));
   }
-  e.values.push_back(std::move(v));
-}
+
+ private:
+  const Ctx& ctx_;
+  const std::string& where_;
+  Entry& e_;
+  const std::string& accepted_;
+  std::set<std::string> seen_;
+};
 
 std::vector<std::string> file_list(const Ctx& ctx, const std::string& where, const toml::array& a,
                                    const std::string& accepted) {
@@ -150,19 +162,20 @@ void read_matrix(const Ctx& ctx, const std::string& prefix, const toml::table& t
     const OptionKey* k = keys.find(name);
     if (k == nullptr) ctx.fail(where, "unknown option", keys.names());
     Entry e{k->name, {}, true};
+    ValueAdder add(ctx, where, e, k->accepted);
     if (const auto* a = node->as_array()) {
       for (const auto& el : *a) {
         if (const auto* files = el.as_array(); files != nullptr && k->repeatable) {
-          add_value(ctx, where, e, file_list(ctx, where, *files, k->accepted), k->accepted);
+          add(file_list(ctx, where, *files, k->accepted));
         } else {
-          add_value(ctx, where, e, option_scalar(ctx, where, *k, el), k->accepted);
+          add(option_scalar(ctx, where, *k, el));
         }
       }
       if (e.values.empty()) ctx.fail(where, "an empty list", k->accepted);
     } else if (const auto* s = node->as_string(); s != nullptr && is_range(s->get())) {
-      for (int64_t v : range(ctx, where, s->get())) add_value(ctx, where, e, v, k->accepted);
+      for (int64_t v : range(ctx, where, s->get())) add(v);
     } else {
-      add_value(ctx, where, e, option_scalar(ctx, where, *k, *node), k->accepted);
+      add(option_scalar(ctx, where, *k, *node));
     }
     add_entry(ctx, where, layer.options, std::move(e), k->accepted);
   }
@@ -175,21 +188,22 @@ void read_properties(const Ctx& ctx, const std::string& prefix, const toml::tabl
   for (const auto& [name, node] : in_file_order(t)) {
     const std::string where = prefix + name;
     Entry e{name, {}, false};
+    ValueAdder add(ctx, where, e, accepted);
     if (const auto* a = node->as_array()) {
       e.in_matrix = true;
       for (const auto& el : *a) {
         auto v = scalar(el);
         if (!v) ctx.fail(where, fmt::format("a list holding {}", type_of(el)), accepted);
-        add_value(ctx, where, e, *v, accepted);
+        add(*v);
       }
       if (e.values.empty()) ctx.fail(where, "an empty list", accepted);
     } else if (const auto* s = node->as_string(); s != nullptr && is_range(s->get())) {
       e.in_matrix = true;
-      for (int64_t v : range(ctx, where, s->get())) add_value(ctx, where, e, v, accepted);
+      for (int64_t v : range(ctx, where, s->get())) add(v);
     } else {
       auto v = scalar(*node);
       if (!v) ctx.fail(where, type_of(*node), accepted);
-      add_value(ctx, where, e, *v, accepted);
+      add(*v);
     }
     if (find_entry(layer.properties, name) != nullptr) ctx.fail(where, "given twice", accepted);
     layer.properties.push_back(std::move(e));
