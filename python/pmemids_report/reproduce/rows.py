@@ -48,7 +48,16 @@ def run_rows(records: list[Record], metrics: set[str]) -> pd.DataFrame:
     for m in sorted(metrics):
         rows[m] = [_metric(by_line[k]["metrics"], m) for k in keys]
     rows["timestamp"] = [str(by_line[k]["context"].get("timestamp", "")) for k in keys]
+    # The configuration's place in its sweep: groups are shown in sweep order, whatever
+    # order the records arrive in (shards merged with --from interleave them).
+    rows["sweep_index"] = [_sweep_index(by_line[k]) for k in keys]
     return rows
+
+
+def _sweep_index(data: dict) -> float:
+    s = data.get("sweep")
+    i = s.get("index") if isinstance(s, dict) else None
+    return float(i) if isinstance(i, int) and not isinstance(i, bool) else float("inf")
 
 
 def _micro_row(r: Record) -> dict:
