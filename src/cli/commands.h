@@ -12,5 +12,7 @@ void add_list_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_crash_command(CLI::App& app);
+// Reads every command registered before it: add it last.
+void add_completion_command(CLI::App& app);
 
 }  // namespace pmemids

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/lists.h"
+#include "cli/workload_options.h"
 #include "crash/crash_registry.h"
 #include "errors.h"
 #include "run/context.h"
@@ -30,13 +31,11 @@ struct CrashCliOptions {
   std::string model = "power";
   std::string survive = "none";
   double survive_probability = 0.5;
-  uint64_t seed = 1;
   uint32_t jobs = 1;
   std::string pool_dir;
   std::string out;
   bool fail_on_violation = false;
-  std::vector<std::string> workload_files;
-  std::vector<std::string> properties;
+  WorkloadOptions workload;  // -P, -p, --seed (also the seed of points and surviving lines)
 };
 
 // A small, write-heavy default workload: every kind of change, so a run of a
@@ -92,23 +91,23 @@ class WorkDir {
   std::string path_;
 };
 
-void print_header() {
-  fmt::print("{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9} {:>9}\n", "ds", "mode",
-             "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked", "rec_ms_med",
-             "rec_ms_max");
+void print_header(std::FILE* out) {
+  fmt::print(out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9} {:>9}\n", "ds",
+             "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked",
+             "rec_ms_med", "rec_ms_max");
 }
 
-void print_row(const nlohmann::json& rec) {
+void print_row(std::FILE* out, const nlohmann::json& rec) {
   const auto& c = rec["config"];
   const auto& m = rec["metrics"];
-  fmt::print("{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9.2f} {:>9.2f}\n",
+  fmt::print(out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9.2f} {:>9.2f}\n",
              c["ds"].get<std::string>(), c["mode"].get<std::string>(),
              c["model"].get<std::string>(), m["points"].get<uint64_t>(),
              m["recovered"].get<uint64_t>(), m["invariant_failures"].get<uint64_t>(),
              m["lost_acknowledged"].get<uint64_t>(), m["half_applied"].get<uint64_t>(),
              m["leaked_objects"].get<uint64_t>(), m["recovery_ms_median"].get<double>(),
              m["recovery_ms_max"].get<double>());
-  std::fflush(stdout);
+  std::fflush(out);
 }
 
 void crash(const CrashCliOptions& o) {
@@ -125,11 +124,7 @@ void crash(const CrashCliOptions& o) {
   }
   const std::vector<Mode> modes = select_modes(o.mode);
 
-  PropertySet props;
-  for (const char* kv : kDefaultProperties) props.set_override(kv);
-  for (const auto& f : o.workload_files) props.load_file(f);
-  for (const auto& kv : o.properties) props.set_override(kv);
-  const WorkloadSpec spec = props.build();
+  const WorkloadSpec spec = build_workload(o.workload, kDefaultProperties);
   if (spec.recordcount + spec.operationcount > 200000) {
     throw UsageError(
         "crash runs check every point against a replayed model: keep recordcount + "
@@ -149,11 +144,12 @@ void crash(const CrashCliOptions& o) {
   copt.points = static_cast<uint32_t>(std::min<int64_t>(o.points, UINT32_MAX));
   copt.model = o.model == "process" ? CrashModel::kProcess : CrashModel::kPower;
   copt.survive = o.survive == "random" ? o.survive_probability : 0.0;
-  copt.seed = o.seed;
+  copt.seed = spec.seed;
   copt.jobs = o.jobs;
 
   const nlohmann::json context = collect_context(pool_dir, probe);
-  print_header();
+  std::FILE* const table = o.out.empty() ? stdout : table_stream(o.out);
+  print_header(table);
   bool violation = false;
   for (const CrashEntry* e : structures) {
     for (Mode m : modes) {
@@ -168,7 +164,6 @@ void crash(const CrashCliOptions& o) {
                      {"survive", o.survive},
                      {"survive_probability", copt.survive},
                      {"points_requested", o.points},
-                     {"seed", o.seed},
                      {"jobs", o.jobs},
                      {"pool_dir", pool_dir},
                      {"pmempool_check", copt.pmempool_check}});
@@ -193,12 +188,12 @@ void crash(const CrashCliOptions& o) {
                                      {"failures", r.failures},
                                      {"failure_kinds", r.failure_kinds}};
       if (!o.out.empty()) append_record(o.out, record);
-      print_row(record);
+      print_row(table, record);
       for (const auto& f : r.failures)
         fmt::print(stderr, "  {} {}: {}\n", e->name, mode_name(m), f);
     }
   }
-  if (!o.out.empty()) fmt::print(stderr, "pmemids: results appended to {}\n", o.out);
+  if (!o.out.empty()) fmt::print(stderr, "pmemids: results {}\n", records_destination(o.out));
   if (violation && o.fail_on_violation) {
     throw Error(3, "crash consistency violations found (--fail-on-violation)");
   }
@@ -210,36 +205,40 @@ void add_crash_command(CLI::App& app) {
   auto o = std::make_shared<CrashCliOptions>();
   CLI::App* sub = app.add_subcommand(
       "crash", "Crash-consistency test: crash structures at persist points, recover, check");
-  sub->add_option("--ds", o->ds, "Structure(s): name or comma-separated names");
+  sub->add_option("--ds", o->ds, "Structure(s): name or comma-separated names")
+      ->default_str("none: give --ds or --all");
   sub->add_flag("--all", o->all, "Every structure (with every durable mode unless --mode)");
-  sub->add_option("--mode", o->mode,
-                  "pmem-persist, pmem-trans, or both comma-separated (default both)");
-  sub->add_option("--points", o->points, "Crash points per (structure, mode) (default 100)");
+  sub->add_option("--mode", o->mode, "pmem-persist, pmem-trans, or both comma-separated");
+  sub->add_option("--points", o->points, "Crash points per (structure, mode)");
   sub->add_option("--model", o->model,
-                  "power: lose what was not flushed and fenced (default); process: SIGKILL a "
-                  "child, nothing lost from the caches")
+                  "power: lose what was not flushed and fenced; process: SIGKILL a child, "
+                  "nothing lost from the caches")
       ->check(CLI::IsMember({"power", "process"}));
   sub->add_option("--survive", o->survive,
-                  "power: none (every unpersisted line is lost, default) or random (each "
-                  "survives with --survive-probability)")
+                  "power: none (every unpersisted line is lost) or random (each survives "
+                  "with --survive-probability)")
       ->check(CLI::IsMember({"none", "random"}));
   sub->add_option("--survive-probability", o->survive_probability,
-                  "Probability an unpersisted line survives with --survive random (default 0.5)")
+                  "Probability an unpersisted line survives with --survive random")
       ->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--seed", o->seed, "Seed for the choice of points and surviving lines");
   sub->add_option("--jobs", o->jobs,
-                  "Crash images checked at once while the run goes on (default 1; more is "
-                  "faster on idle cores but the recovery times then include contention)")
+                  "Crash images checked at once while the run goes on (more is faster on idle "
+                  "cores but the recovery times then include contention)")
       ->check(CLI::Range(1, 64));
-  sub->add_option("--pool-dir", o->pool_dir,
-                  "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids); must exist");
-  sub->add_option("--out", o->out, "JSON-lines file to append one record per (structure, mode)");
+  sub->add_option("--pool-dir", o->pool_dir, "Pool directory; must exist")
+      ->type_name("DIR")
+      ->default_str("$PMEMIDS_POOL_DIR, else /dev/shm/pmemids");
+  sub->add_option("--out", o->out,
+                  "JSON-lines file to append one record per (structure, mode) to; '-': "
+                  "records to stdout, the table to stderr")
+      ->type_name("FILE")
+      ->default_str("none: the table only");
   sub->add_flag("--fail-on-violation", o->fail_on_violation,
                 "Exit 3 when any crash point failed (for CI)");
-  sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)");
-  sub->add_option("-p", o->properties,
-                  "Property override key=value (default: recordcount=100, operationcount=300, "
-                  "30% updates, 40% inserts, 30% deletes)");
+  add_workload_options(sub, o->workload,
+                       "Property override key=value (default: recordcount=100, "
+                       "operationcount=300, 30% updates, 40% inserts, 30% deletes); seed also "
+                       "chooses the crash points and surviving lines");
   sub->callback([o] { crash(*o); });
 }
 

@@ -5,19 +5,25 @@
 
 #include "cli/commands.h"
 #include "errors.h"
+#include "run/context.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pmemids: indexing data structures on persistent memory, measured"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", pmemids::version_text());
+  // Every option of every command shows its default in --help (subcommands
+  // inherit this when they are created below).
+  app.option_defaults()->always_capture_default();
   pmemids::add_run_command(app);
   pmemids::add_list_command(app);
   pmemids::add_report_command(app);
   pmemids::add_sweep_command(app);
   pmemids::add_crash_command(app);
+  pmemids::add_completion_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     fmt::print(stderr, "pmemids: error: {}\n(run 'pmemids --help' or 'pmemids run --help')\n",
                e.what());
     return 2;

@@ -123,10 +123,7 @@ std::vector<uint64_t> sample_positions(uint64_t n, double rate, uint64_t seed) {
 }
 
 void run(const RunOptions& o) {
-  PropertySet props;
-  for (const auto& f : o.workload_files) props.load_file(f);
-  for (const auto& kv : o.properties) props.set_override(kv);
-  const WorkloadSpec spec = props.build();
+  const WorkloadSpec spec = build_workload(o.workload);
 
   const auto structures = select_structures(o.ds);
   const auto modes = select_modes(o.mode);
@@ -203,7 +200,8 @@ void run(const RunOptions& o) {
   const nlohmann::json context = collect_context(pool_dir, probe);
   const std::string out = o.out.empty() ? default_out() : o.out;
 
-  print_table_header(stdout);
+  std::FILE* const table = table_stream(out);
+  print_table_header(table);
   for (const DsEntry* e : structures) {
     for (Mode m : modes) {
       req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
@@ -243,16 +241,16 @@ void run(const RunOptions& o) {
           measured.push_back(r.ops_per_sec);
         }
         append_record(out, record);
-        print_table_row(stdout, record);
+        print_table_row(table, record);
         if (rep == o.repeat - 1 && o.repeat > 1) {
           const nlohmann::json agg = make_aggregate(context, config, measured);
           append_record(out, agg);
-          print_table_row(stdout, agg);
+          print_table_row(table, agg);
         }
       }
     }
   }
-  fmt::print(stderr, "pmemids: results appended to {}\n", out);
+  fmt::print(stderr, "pmemids: results {}\n", records_destination(out));
 }
 
 }  // namespace
@@ -261,6 +259,7 @@ void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run a YCSB workload on structures and modes");
   add_run_options(sub, *o);
+  sub->footer(table_columns_help());
   sub->callback([o] { run(*o); });
 }
 

@@ -12,12 +12,14 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
          "--mode", o.mode,
          "Mode(s): dram, pmem-volatile, pmem-persist, pmem-trans, comma-separated, or 'all'")
       ->required();
-  sub->add_option("-P,--workload", o.workload_files, "YCSB workload property file(s)");
-  sub->add_option("-p", o.properties, "Property override key=value (repeatable)");
+  add_workload_options(sub, o.workload);
   sub->add_option("--pool-dir", o.pool_dir,
-                  "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids: emulated)");
-  sub->add_option("--pool-size", o.pool_size,
-                  "Pool size per instance, e.g. 2G (default: derived from workload)");
+                  "Pool directory (a DAX mount for real PMEM; tmpfs emulates it)")
+      ->type_name("DIR")
+      ->default_str("$PMEMIDS_POOL_DIR, else /dev/shm/pmemids");
+  sub->add_option("--pool-size", o.pool_size, "Pool size per instance, e.g. 2G")
+      ->type_name("SIZE")
+      ->default_str("derived from the workload");
   sub->add_flag("--keep-pool", o.keep_pool,
                 "Keep the pool(s) after the run (with --repeat: the last repetition's)");
   sub->add_flag("--reopen", o.reopen,
@@ -29,12 +31,15 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                   "Repetitions run first and discarded (recorded with \"warmup\": true)")
       ->check(CLI::Range(0, 1000));
   sub->add_option("--out", o.out,
-                  "JSON-lines result file to append to (default results/<time>.jsonl)");
+                  "JSON-lines result file to append to; '-': records to stdout, the table to "
+                  "stderr")
+      ->type_name("FILE")
+      ->default_str("results/<time>.jsonl");
   sub->add_option("--load-factor", o.load_factor, "Hashtable elements per bucket")
       ->check(CLI::Range(0.01, 100.0));
-  sub->add_option("--node-keys", o.node_keys,
-                  "B-tree / B+-tree keys per node (default: btree 10, bplustree 15)")
-      ->check(CLI::Range(3, 1024));
+  sub->add_option("--node-keys", o.node_keys, "B-tree / B+-tree keys per node")
+      ->check(CLI::Range(3, 1024))
+      ->default_str("btree 10, bplustree 15");
   sub->add_option("--max-height", o.max_height, "Skiplist maximum height")
       ->check(CLI::Range(1, 64));
   sub->add_option("--thread-mode", o.thread_mode,
@@ -45,32 +50,37 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(CLI::Range(1, 1024));
   sub->add_option("--lock", o.lock,
                   "Concurrent mode's global lock: pthread-dram, pthread-pmem, pmemobj, "
-                  "rwlock-dram, rwlock-pmemobj (default: pthread-dram for dram and "
-                  "pmem-volatile, pmemobj for pmem-persist and pmem-trans)");
+                  "rwlock-dram, rwlock-pmemobj")
+      ->default_str(
+          "pthread-dram for dram and pmem-volatile, pmemobj for pmem-persist and "
+          "pmem-trans");
   sub->add_option("--pin", o.pin,
                   "Pin worker threads: none, compact (fill cores in order), scatter (spread "
                   "over nodes and cores)")
       ->check(CLI::IsMember({"none", "compact", "scatter"}));
   sub->add_option("--cpu-node", o.cpu_node, "Run worker threads on this NUMA node's CPUs")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("any");
   sub->add_option("--mem-node", o.mem_node,
                   "Place structure memory and emulated pools on this NUMA node")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("the kernel's choice");
   sub->add_option("--duration", o.duration,
                   "Run for this many seconds, replaying the operation stream cyclically, "
                   "instead of operationcount operations")
-      ->check(CLI::Range(0.001, 86400.0));
+      ->check(CLI::Range(0.001, 86400.0))
+      ->default_str("off: operationcount operations");
   sub->add_option("--timeline-ms", o.timeline_ms,
                   "Record throughput per interval of this many milliseconds")
-      ->check(CLI::Range(1, 3600000));
+      ->check(CLI::Range(1, 3600000))
+      ->default_str("off");
   sub->add_option("--latency-sample", o.latency_sample,
-                  fmt::format("Fraction of operations whose latency is timed (0 disables; "
-                              "default {})",
-                              kDefaultLatencySample))
+                  "Fraction of operations whose latency is timed (0 disables)")
       ->check([](const std::string& v) -> std::string {
         const double r = std::strtod(v.c_str(), nullptr);
         return r == 0 || (r >= 1e-9 && r <= 1) ? "" : "a fraction in [1e-9, 1], or 0 to disable";
-      });
+      })
+      ->default_str(fmt::format("{}", kDefaultLatencySample));
 }
 
 }  // namespace pmemids

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/workload_options.h"
+
 namespace pmemids {
 
 // Fraction of operations whose latency is timed unless --latency-sample says
@@ -17,8 +19,7 @@ inline constexpr double kDefaultLatencySample = 0.01;
 struct RunOptions {
   std::string ds;
   std::string mode;
-  std::vector<std::string> workload_files;
-  std::vector<std::string> properties;
+  WorkloadOptions workload;  // -P, -p, --seed
   std::string pool_dir;
   std::string pool_size;
   bool keep_pool = false;

@@ -66,6 +66,11 @@ void sweep_main(const SweepOptions& o) {
     throw UsageError(fmt::format("--pool-dir '{}': not an existing directory", o.pool_dir));
   }
   const std::string out = o.out.empty() ? default_out(o) : o.out;
+  if (out == "-") {
+    throw UsageError(
+        "--out -: a sweep appends to a file it can resume from; give a file name (pmemids run "
+        "--out - writes records to stdout)");
+  }
   if (o.dry_run) {
     dry_run(spec, configs, o, out);
     return;
@@ -96,15 +101,17 @@ void add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   CLI::App* sub = app.add_subcommand(
       "sweep", "Run every configuration of a sweep file (TOML), resumably (docs/sweeps.md)");
-  sub->add_option("file", o->file, "Sweep file (TOML)")->required();
+  sub->add_option("file", o->file, "Sweep file (TOML)")->type_name("FILE")->required();
   sub->add_option("--out", o->out,
-                  "JSON-lines file to append to; records already in it are not run again "
-                  "(default results/<file stem>[-<scale>].jsonl)");
+                  "JSON-lines file to append to; records already in it are not run again")
+      ->type_name("FILE")
+      ->default_str("results/<file stem>[-<scale>].jsonl");
   sub->add_option("--scale", o->scale,
                   "default (the file's top level) or the name of one of its [scale.<name>] "
                   "tables, e.g. paper");
-  sub->add_option("--pool-dir", o->pool_dir,
-                  "Pool directory for configurations that set none (default: as pmemids run)");
+  sub->add_option("--pool-dir", o->pool_dir, "Pool directory for configurations that set none")
+      ->type_name("DIR")
+      ->default_str("as pmemids run: $PMEMIDS_POOL_DIR, else /dev/shm/pmemids");
   sub->add_flag("--dry-run", o->dry_run,
                 "Print the configurations as pmemids run command lines; run nothing");
   sub->add_flag("--retry-skipped", o->retry_skipped,

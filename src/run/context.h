@@ -23,6 +23,10 @@ PmemProbe probe_pool_dir(const std::string& dir);
 // The `context` block of every result record.
 nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& probe);
 
+// `pmemids --version`: version, git revision and build type, and the PMDK and
+// memkind versions it was built against.
+std::string version_text();
+
 // True when this binary was compiled with optimisation.
 constexpr bool optimized_build() {
 #ifdef __OPTIMIZE__

@@ -95,7 +95,23 @@ nlohmann::json make_record(const nlohmann::json& context, const nlohmann::json& 
           {"metrics", metrics_json(r)}};
 }
 
+std::string records_destination(const std::string& out) {
+  return out == kStdoutPath ? "written to stdout" : "appended to " + out;
+}
+
 void append_record(const std::string& path, const nlohmann::json& record) {
+  if (path == kStdoutPath) {
+    const std::string line = record.dump() + "\n";
+    std::fflush(stdout);
+    for (size_t done = 0; done < line.size();) {
+      const ssize_t n = write(STDOUT_FILENO, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        throw RuntimeError(fmt::format("cannot write records to stdout: {}", std::strerror(errno)));
+      done += static_cast<size_t>(n);
+    }
+    return;
+  }
   const std::filesystem::path p(path);
   std::error_code ec;
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
@@ -111,11 +127,44 @@ void append_record(const std::string& path, const nlohmann::json& record) {
   }
 }
 
-void print_table_header(std::FILE* out) {
-  fmt::print(out, "{:<14} {:<14} {:<18} {:>3} {:>4} {:>10} {:>8} {:>7} {:>8} {:>8} {:>9}\n", "ds",
-             "mode", "workload", "thr", "rep", "Kops/s", "load s", "found%", "lines/op", "txB/op",
-             "allocs/op");
+const char* table_columns_help() {
+  return R"(Table columns (stdout; stderr with --out -), one row per repetition:
+  ds, mode, workload  structure, persistence mode, last workload file
+  thr                 worker threads
+  rep                 repetition: 0, 1, ...; w0, w1, ... for --warmup ones; 'all' for the
+                      aggregate row of --repeat N > 1 (mean, then median, min, max, 95% CI, cv)
+  Kops/s              thousands of operations per second in the timed phase (ops_per_sec)
+  load s              seconds the untimed load of recordcount records took (load_seconds)
+  lines/op            cache lines flushed per operation (flushed_lines_per_op)
+  txB/op              bytes added to transactions per operation (tx_bytes_per_op)
+  allocs/op           allocations per operation (allocs_per_op)
+  found%              per operation type run, the percentage that found its key
+                      (<op>_found / <op>_ops); for insert: the key was already there)";
 }
+
+void print_table_header(std::FILE* out) {
+  fmt::print(out, "{:<14} {:<14} {:<18} {:>3} {:>4} {:>10} {:>8} {:>8} {:>8} {:>9}  {}\n", "ds",
+             "mode", "workload", "thr", "rep", "Kops/s", "load s", "lines/op", "txB/op",
+             "allocs/op", "found%");
+}
+
+namespace {
+
+// "update 100.0 insert 0.0": the found fraction of each operation type run.
+std::string found_text(const nlohmann::json& metrics) {
+  std::string text;
+  for (int t = 0; t < kOpTypes; ++t) {
+    const std::string name(op_name(static_cast<OpType>(t)));
+    const uint64_t ops = metrics[name + "_ops"];
+    if (ops == 0) continue;
+    const uint64_t found = metrics[name + "_found"];
+    text += fmt::format("{}{} {:.1f}", text.empty() ? "" : " ", name,
+                        100.0 * static_cast<double>(found) / static_cast<double>(ops));
+  }
+  return text.empty() ? "-" : text;
+}
+
+}  // namespace
 
 void print_table_row(std::FILE* out, const nlohmann::json& rec) {
   const auto& c = rec["config"];
@@ -136,17 +185,12 @@ void print_table_row(std::FILE* out, const nlohmann::json& rec) {
     std::fflush(out);
     return;
   }
-  uint64_t found = 0;
-  for (int t = 0; t < kOpTypes; ++t)
-    found += m[std::string(op_name(static_cast<OpType>(t))) + "_found"].get<uint64_t>();
-  const uint64_t ops = m["ops"];
   const std::string rep =
       fmt::format("{}{}", rec.contains("warmup") ? "w" : "", c["repetition"].get<int>());
-  fmt::print(out, "{} {:>4} {:>10.1f} {:>8.2f} {:>7.1f} {:>8.2f} {:>8.1f} {:>9.2f}\n", head, rep,
+  fmt::print(out, "{} {:>4} {:>10.1f} {:>8.2f} {:>8.2f} {:>8.1f} {:>9.2f}  {}\n", head, rep,
              m["ops_per_sec"].get<double>() / 1e3, m["load_seconds"].get<double>(),
-             ops == 0 ? 0.0 : 100.0 * static_cast<double>(found) / static_cast<double>(ops),
              m["flushed_lines_per_op"].get<double>(), m["tx_bytes_per_op"].get<double>(),
-             m["allocs_per_op"].get<double>());
+             m["allocs_per_op"].get<double>(), found_text(m));
   std::fflush(out);
 }
 

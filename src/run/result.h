@@ -31,8 +31,19 @@ nlohmann::json make_aggregate(const nlohmann::json& context, nlohmann::json conf
                               std::span<const double> ops_per_sec);
 
 // Appends one line, written with a single write() so a record is whole or absent.
+// The path "-" (kStdoutPath) is standard output.
+inline constexpr const char* kStdoutPath = "-";
 void append_record(const std::string& path, const nlohmann::json& record);
 
+// Where the human-readable table goes: stdout, unless the records do.
+inline std::FILE* table_stream(const std::string& out) {
+  return out == kStdoutPath ? stderr : stdout;
+}
+// "appended to <path>" or "written to stdout", for the closing message.
+std::string records_destination(const std::string& out);
+
+// What each column of the table means (`pmemids run --help`).
+const char* table_columns_help();
 void print_table_header(std::FILE* out);
 void print_table_row(std::FILE* out, const nlohmann::json& record);
 

@@ -209,12 +209,22 @@ void PropertySet::load_file(const std::string& path) {
   }
 }
 
-void PropertySet::set_override(const std::string& key_value) {
+void PropertySet::set_override(const std::string& key_value, const std::string& origin) {
   const auto sep = key_value.find('=');
   if (sep == std::string::npos || sep == 0) {
-    throw UsageError(fmt::format("-p '{}': expected key=value", key_value));
+    throw UsageError(fmt::format("{} '{}': expected key=value", origin, key_value));
   }
-  put(trim(key_value.substr(0, sep)), trim(key_value.substr(sep + 1)), "-p");
+  put(trim(key_value.substr(0, sep)), trim(key_value.substr(sep + 1)), origin);
+}
+
+void PropertySet::set_from_option(const std::string& key, const std::string& value,
+                                  const std::string& option) {
+  if (auto it = entries_.find(key);
+      it != entries_.end() && it->second.origin == "-p" && it->second.value != value) {
+    throw UsageError(fmt::format("{} {} and -p {}={} disagree; give one of them", option, value,
+                                 key, it->second.value));
+  }
+  put(key, value, option);
 }
 
 WorkloadSpec PropertySet::build() const {

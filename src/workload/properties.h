@@ -51,8 +51,13 @@ class PropertySet {
  public:
   // Reads a property file; UsageError on a missing file or a malformed line.
   void load_file(const std::string& path);
-  // Applies one "key=value" override given on the command line.
-  void set_override(const std::string& key_value);
+  // Applies one "key=value" override given on the command line (`origin`
+  // names where it came from in messages).
+  void set_override(const std::string& key_value, const std::string& origin = "-p");
+  // Applies a property that has its own command-line option (--seed for
+  // `seed`), after every -p: parsed as the property is; a -p override of the
+  // same key with a different value is a UsageError naming both.
+  void set_from_option(const std::string& key, const std::string& value, const std::string& option);
   // Validates and converts everything given so far.
   WorkloadSpec build() const;
 

@@ -168,5 +168,38 @@ TEST(PropertiesTest, UnknownKeyInFileNamesFileAndLine) {
   }
 }
 
+// --seed and -p seed= are one setting: the option is parsed as the property is,
+// wins over files, and refuses a -p that says otherwise.
+TEST(PropertiesTest, OptionSpellingOfAPropertyIsTheSameSetting) {
+  TempFile file("seed=3\n");
+  PropertySet p;
+  p.load_file(file.path());
+  p.set_from_option("seed", "7", "--seed");
+  EXPECT_EQ(p.build().seed, 7u);
+
+  PropertySet agree;
+  agree.set_override("seed=7");
+  agree.set_from_option("seed", "7", "--seed");
+  EXPECT_EQ(agree.build().seed, 7u);
+
+  PropertySet disagree;
+  disagree.set_override("seed=8");
+  try {
+    disagree.set_from_option("seed", "7", "--seed");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--seed 7 and -p seed=8"), std::string::npos) << e.what();
+  }
+
+  PropertySet bad;
+  bad.set_from_option("seed", "x", "--seed");
+  try {
+    bad.build();
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("'seed' = 'x' (--seed)"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace pmemids

@@ -1,0 +1,22 @@
+#include "cli/workload_options.h"
+
+namespace pmemids {
+
+void add_workload_options(CLI::App* sub, WorkloadOptions& o, const std::string& property_help) {
+  sub->add_option("-P,--workload", o.files, "YCSB workload property file(s)")->type_name("FILE");
+  sub->add_option("-p", o.properties, property_help)->type_name("KEY=VALUE");
+  sub->add_option("--seed", o.seed, "Workload seed: the same setting as -p seed=N")
+      ->type_name("UINT")
+      ->default_str("the workload's seed, else 1");
+}
+
+WorkloadSpec build_workload(const WorkloadOptions& o, std::span<const char* const> defaults) {
+  PropertySet props;
+  for (const char* kv : defaults) props.set_override(kv, "default");
+  for (const auto& f : o.files) props.load_file(f);
+  for (const auto& kv : o.properties) props.set_override(kv);
+  if (!o.seed.empty()) props.set_from_option("seed", o.seed, "--seed");
+  return props.build();
+}
+
+}  // namespace pmemids
