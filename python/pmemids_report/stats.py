@@ -13,14 +13,16 @@ thread_mode/threads was single-threaded).
 identity as a dict), `config_id` (its JSON),
 `locality` ("local", "remote" or None when no NUMA placement was given),
 `workload_text`, `ops_per_sec`, the per-op costs, latency percentiles
-(`latency_<op>_<pct>_ns`) and `timeline` (list or None).
+(`latency_<op>_<pct>_ns`), `timeline` (list or None) and `oversubscribed`
+(metrics.oversubscribed when the record has it, else more threads than the
+context's cpus_online).
 
 `configurations(runs, records)` is one row per configuration in plot order: its
 config columns plus `n`, `mean`, `median`, `sd`, `cv`, `ci_low`, `ci_high`,
 `min`, `max` of ops_per_sec (sd/cv/ci are NaN for n = 1; ci is the Student-t
 95% interval of the mean), the mean of each per-op cost and latency percentile,
 `seeds` (sorted distinct seeds), `warmups` (discarded warm-up records), `files`,
-and `label` ("C1", "C2", ...).
+`oversubscribed` (any repetition was) and `label` ("C1", "C2", ...).
 """
 
 from __future__ import annotations
@@ -89,7 +91,17 @@ def _row(r: Record) -> dict:
         row[key] = _number(metrics.get(key))
     timeline = metrics.get("timeline_ops_per_sec")
     row["timeline"] = timeline if isinstance(timeline, list) and timeline else None
+    row["oversubscribed"] = oversubscribed(config, r.data["context"], metrics)
     return row
+
+
+def oversubscribed(config: dict, context: dict, metrics: dict) -> bool:
+    """More worker threads than CPUs: the record's own verdict when it has one."""
+    if isinstance(metrics.get("oversubscribed"), bool):
+        return metrics["oversubscribed"]
+    cpus = context.get("cpus_online")
+    threads = config.get("threads", 1)
+    return isinstance(cpus, int) and isinstance(threads, int) and threads > cpus
 
 
 def missing(v) -> bool:
@@ -144,7 +156,8 @@ def configurations(run_rows: pd.DataFrame, records: list[Record]) -> pd.DataFram
     for cid, g in run_rows.groupby("config_id", sort=False):
         first = g.iloc[0]
         row = {k: first[k] for k in g.columns
-               if k not in ("seed", "repetition", "file", "line", "ops_per_sec", "timeline")
+               if k not in ("seed", "repetition", "file", "line", "ops_per_sec", "timeline",
+                            "oversubscribed")
                and k not in COSTS and k not in LATENCIES}
         x = g["ops_per_sec"]
         n = len(x)
@@ -159,6 +172,7 @@ def configurations(run_rows: pd.DataFrame, records: list[Record]) -> pd.DataFram
         row["seeds"] = sorted({s for s in g["seed"] if not missing(s)}, key=str)
         row["warmups"] = warm.get(cid, 0)
         row["files"] = sorted(set(g["file"]))
+        row["oversubscribed"] = bool(g["oversubscribed"].any())
         out.append(row)
     df = sort_rows(pd.DataFrame(out, dtype=object))
     df["n"] = df["n"].astype(int)
