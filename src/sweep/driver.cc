@@ -26,10 +26,11 @@ namespace pmemids::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+// The thread count a configuration runs with, as the ETA groups durations.
+std::string threads_of(const Configuration& c) {
+  const Value* v = c.option("threads");
+  return v != nullptr ? value_text(*v) : "1";
 }
 
 // Holds the output open and locked for the sweep's lifetime.
@@ -138,6 +139,35 @@ std::string temp_path(const std::string& out, const std::string& id) {
   return (p.parent_path() / fmt::format(".{}.{}.tmp", p.filename().string(), id)).string();
 }
 
+double DriverOptions::steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string format_rate(double ops_per_sec) {
+  if (ops_per_sec >= 1e6) return fmt::format("{:.2f} Mops/s", ops_per_sec / 1e6);
+  if (ops_per_sec >= 1e3) return fmt::format("{:.1f} Kops/s", ops_per_sec / 1e3);
+  return fmt::format("{:.0f} ops/s", ops_per_sec);
+}
+
+void Eta::add(const std::string& threads, double seconds) {
+  auto& [sum, n] = by_threads_[threads];
+  sum += seconds;
+  ++n;
+  sum_ += seconds;
+  ++count_;
+}
+
+double Eta::left(const std::vector<std::string>& threads) const {
+  if (count_ == 0) return 0;
+  double total = 0;
+  for (const auto& t : threads) {
+    const auto it = by_threads_.find(t);
+    total += it != by_threads_.end() ? it->second.first / static_cast<double>(it->second.second)
+                                     : sum_ / static_cast<double>(count_);
+  }
+  return total;
+}
+
 std::string format_duration(double seconds) {
   if (seconds < 10) return fmt::format("{:.1f}s", seconds);
   const auto s = static_cast<int64_t>(std::lround(seconds));
@@ -174,8 +204,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
              spec.file, spec.scale, total, done, options.out, todo.size());
   std::fflush(log);
 
-  const auto t_start = Clock::now();
-  double run_seconds = 0;
+  const double t_start = options.now();
+  Eta eta;
   size_t ran = 0, ok = 0, skipped = 0, failed = 0;
   std::set<std::string> warned;
   for (const Configuration* c : todo) {
@@ -188,9 +218,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
       throw RuntimeError(fmt::format("cannot create pool directory '{}': {}", pools,
                                      ec ? ec.message() : "it exists"));
     }
-    const auto t0 = Clock::now();
+    const double t0 = options.now();
     Outcome o = runner(*c, run_args(*c, spec, pools), temp);
-    const double secs = since(t0);
+    const double secs = options.now() - t0;
     if (!keeps_pool(*c) || o.status != Status::kOk) fs::remove_all(pools, ec);
     if (o.status == Status::kInterrupted) {
       fs::remove(temp, ec);
@@ -217,6 +247,10 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     }
     fs::remove(temp, ec);
     std::string status = "ok";
+    std::string rate;  // " 245.1 Kops/s" of a configuration that ran
+    if (o.status == Status::kOk) {
+      if (const auto r = run_ops_per_sec(data)) rate = " " + format_rate(*r);
+    }
     if (o.status == Status::kSkipped) {
       data = outcome_record("skipped", o.reason, config_json(*c, spec), info);
       status = fmt::format("skipped ({})", o.reason);
@@ -237,12 +271,12 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     out.append(data);
     ++done;
     ++ran;
-    run_seconds += secs;
-    const size_t left = todo.size() - ran;
-    const std::string eta =
-        format_duration(run_seconds / static_cast<double>(ran) * static_cast<double>(left));
-    fmt::print(log, "[{}/{}] {} {} {} elapsed {} ETA {}\n", done, total, short_text(*c), status,
-               format_duration(secs), format_duration(since(t_start)), eta);
+    eta.add(threads_of(*c), secs);
+    std::vector<std::string> left;
+    for (size_t k = ran; k < todo.size(); ++k) left.push_back(threads_of(*todo[k]));
+    fmt::print(log, "[{}/{}] {} {} {}{} elapsed {} ETA {}\n", done, total, short_text(*c), status,
+               format_duration(secs), rate, format_duration(options.now() - t_start),
+               format_duration(eta.left(left)));
     std::fflush(log);
   }
   if (done < total) {
@@ -251,7 +285,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
   }
   fmt::print(log,
              "pmemids: sweep done in {}: {} ok, {} skipped, {} failed in this run; records in {}\n",
-             format_duration(since(t_start)), ok, skipped, failed, options.out);
+             format_duration(options.now() - t_start), ok, skipped, failed, options.out);
   return failed > 0 ? 1 : 0;
 }
 

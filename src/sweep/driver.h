@@ -21,13 +21,17 @@
 //   kFailed      a failed record; the sweep goes on and returns 1 at the end
 //   kInterrupted nothing recorded; the sweep stops and returns 130
 // Progress goes to `progress` (stderr), one line per configuration:
-//   [k/N] <swept keys> <status> <seconds> elapsed 1m02s ETA 3m10s
-// with ETA = mean time of the configurations run by this invocation times the
-// number left.
+//   [k/N] <swept keys> <status> <seconds> [<ops/s>] elapsed 1m02s ETA 3m10s
+// where <ops/s> is the configuration's throughput (its aggregate record's mean,
+// else the mean of its measured repetitions; only when it ran), and the ETA
+// sums, over the configurations left, the mean measured duration of those run
+// by this invocation with the same thread count (the mean of all run so far
+// for a thread count not run yet).
 #pragma once
 
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,6 +60,9 @@ struct DriverOptions {
   bool retry_skipped = false;  // run configurations recorded as skipped again
   std::FILE* progress = stderr;
   std::function<bool()> interrupted = [] { return false; };  // checked between runs
+  std::function<double()> now = steady_seconds;  // clock of durations, elapsed time and ETA
+
+  static double steady_seconds();
 };
 
 // 0 when every configuration is recorded ok or skipped, 1 when one failed, 130
@@ -72,5 +79,22 @@ std::string temp_path(const std::string& out, const std::string& id);
 
 // "0.4s", "45s", "1m02s", "1h02m03s".
 std::string format_duration(double seconds);
+
+// "850 ops/s", "12.3 Kops/s", "4.56 Mops/s".
+std::string format_rate(double ops_per_sec);
+
+// Estimates the time still needed from the durations measured so far.
+class Eta {
+ public:
+  // A configuration with `threads` workers took `seconds`.
+  void add(const std::string& threads, double seconds);
+  // Seconds for configurations with these thread counts (0 before any add()).
+  double left(const std::vector<std::string>& threads) const;
+
+ private:
+  std::map<std::string, std::pair<double, size_t>> by_threads_;  // sum, count
+  double sum_ = 0;
+  size_t count_ = 0;
+};
 
 }  // namespace pmemids::sweep

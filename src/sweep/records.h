@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "sweep/expand.h"
@@ -38,6 +39,11 @@ std::string stamp_run_output(const std::string& run_output, const SweepInfo& inf
 // name; "workload" is the last file's name and "workload_files" the files, as
 // in run records.
 nlohmann::json config_json(const Configuration& c, const SweepSpec& spec);
+
+// The throughput a run's output reports: its aggregate record's
+// metrics.ops_per_sec_mean, else the mean metrics.ops_per_sec of its records
+// that are not warm-ups; nullopt when none has it.
+std::optional<double> run_ops_per_sec(const std::string& run_output);
 
 // One line (ending in '\n') for a configuration that did not run to the end:
 // kind is "skipped" or "failed"; `extra` is merged in (exit_code, signal).
