@@ -125,6 +125,7 @@ void crash(const CrashCliOptions& o) {
   const std::vector<Mode> modes = select_modes(o.mode);
 
   const WorkloadSpec spec = build_workload(o.workload, kDefaultProperties);
+  note_ignored(spec);
   if (spec.recordcount + spec.operationcount > 200000) {
     throw UsageError(
         "crash runs check every point against a replayed model: keep recordcount + "

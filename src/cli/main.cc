@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/run_options.h"
 #include "errors.h"
 #include "run/context.h"
 
@@ -20,8 +21,12 @@ int main(int argc, char** argv) {
   pmemids::add_sweep_command(app);
   pmemids::add_crash_command(app);
   pmemids::add_completion_command(app);
+  // YCSB's one-dash long options (-threads, -target), as its users type them.
+  std::vector<std::string> words = pmemids::ycsb_long_flags(argc, argv);
+  std::vector<char*> args;
+  for (auto& w : words) args.push_back(w.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     fmt::print(stderr, "pmemids: error: {}\n(run 'pmemids --help' or 'pmemids run --help')\n",

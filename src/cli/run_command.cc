@@ -91,11 +91,11 @@ PinPolicy parse_pin(const std::string& s) {
 }
 
 // Thread-mode options that do not fit each other, refused before anything runs.
-void check_thread_options(const RunOptions& o, ThreadMode tm, const std::vector<Mode>& modes) {
-  if (tm == ThreadMode::kSingle && o.threads != 1) {
+void check_thread_options(const RunOptions& o, const ClientSettings& c, ThreadMode tm,
+                          const std::vector<Mode>& modes) {
+  if (tm == ThreadMode::kSingle && c.threads != 1) {
     throw UsageError(fmt::format(
-        "--threads {} needs --thread-mode parallel or concurrent (single runs one thread)",
-        o.threads));
+        "{} needs --thread-mode parallel or concurrent (single runs one thread)", c.threads_from));
   }
   if (!o.lock.empty()) {
     if (tm != ThreadMode::kConcurrent) {
@@ -123,7 +123,9 @@ std::vector<uint64_t> sample_positions(uint64_t n, double rate, uint64_t seed) {
 }
 
 void run(const RunOptions& o) {
-  const WorkloadSpec spec = build_workload(o.workload);
+  const WorkloadSpec spec = build_workload(o.workload, {}, /*client_settings=*/true);
+  note_ignored(spec);
+  const ClientSettings client = resolve_client(o, spec);
 
   const auto structures = select_structures(o.ds);
   const auto modes = select_modes(o.mode);
@@ -137,12 +139,19 @@ void run(const RunOptions& o) {
       }
     }
   }
-  const ThreadMode tm = parse_thread_mode(o.thread_mode);
-  check_thread_options(o, tm, modes);
+  const ThreadMode tm = parse_thread_mode(client.thread_mode);
+  check_thread_options(o, client, tm, modes);
+  if (client.default_concurrent) {
+    fmt::print(stderr,
+               "pmemids: note: {} and no --thread-mode: the {} threads share one instance "
+               "(--thread-mode concurrent), as YCSB's threads share one database; "
+               "--thread-mode parallel gives each thread an instance of its own\n",
+               client.threads_from, client.threads);
+  }
   const Placement placement = plan_placement({.pin = parse_pin(o.pin),
                                               .cpu_node = o.cpu_node,
                                               .mem_node = o.mem_node,
-                                              .threads = o.threads});
+                                              .threads = client.threads});
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
@@ -173,7 +182,7 @@ void run(const RunOptions& o) {
   if (o.mem_node) bind_memory(*o.mem_node);
 
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
-  const int streams = tm == ThreadMode::kParallel ? o.threads : 1;
+  const int streams = tm == ThreadMode::kParallel ? client.threads : 1;
   fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n", streams,
              spec.recordcount, spec.operationcount, spec.seed);
   std::vector<Stream> stream_store;
@@ -187,9 +196,12 @@ void run(const RunOptions& o) {
                  .node_keys = o.node_keys,
                  .spec = &spec,
                  .thread_mode = tm,
-                 .threads = o.threads,
+                 .threads = client.threads,
                  .placement = placement,
-                 .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms}};
+                 .timing = {.duration = o.duration,
+                            .timeline_ms = o.timeline_ms,
+                            .status_interval = client.status_interval,
+                            .target = client.target}};
   for (int t = 0; t < streams; ++t) {
     stream_seeds.push_back(spec.seed + static_cast<uint64_t>(t));
     stream_store.push_back(generate(spec, stream_seeds.back()));
@@ -210,30 +222,34 @@ void run(const RunOptions& o) {
         req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
         const RepResult r = e->run[static_cast<int>(m)](req);
         nlohmann::json config = spec.to_json();
-        config.update({{"ds", e->name},
-                       {"mode", mode_name(m)},
-                       {"thread_mode", o.thread_mode},
-                       {"threads", o.threads},
-                       {"lock", tm == ThreadMode::kConcurrent ? nlohmann::json(lock_name(req.lock))
-                                                              : nlohmann::json()},
-                       {"pin", o.pin},
-                       {"cpu_node", o.cpu_node ? nlohmann::json(*o.cpu_node) : nlohmann::json()},
-                       {"mem_node", o.mem_node ? nlohmann::json(*o.mem_node) : nlohmann::json()},
-                       {"duration", o.duration > 0 ? nlohmann::json(o.duration) : nlohmann::json()},
-                       {"timeline_ms", o.timeline_ms},
-                       {"latency_sample", rate},
-                       {"stream_seeds", stream_seeds},
-                       {"workload", workload_name(spec)},
-                       {"pool_dir", pool_dir},
-                       {"pool_size", r.pool_bytes},
-                       {"keep_pool", o.keep_pool},
-                       {"reopen", o.reopen},
-                       {"load_factor", o.load_factor},
-                       {"node_keys", o.node_keys},
-                       {"max_height", o.max_height},
-                       {"repeat", o.repeat},
-                       {"warmup", o.warmup},
-                       {"repetition", rep < 0 ? rep + o.warmup : rep}});
+        config.update(
+            {{"ds", e->name},
+             {"mode", mode_name(m)},
+             {"thread_mode", client.thread_mode},
+             {"threads", client.threads},
+             {"target", client.target > 0 ? nlohmann::json(client.target) : nlohmann::json()},
+             {"status_interval", client.status_interval > 0 ? nlohmann::json(client.status_interval)
+                                                            : nlohmann::json()},
+             {"lock", tm == ThreadMode::kConcurrent ? nlohmann::json(lock_name(req.lock))
+                                                    : nlohmann::json()},
+             {"pin", o.pin},
+             {"cpu_node", o.cpu_node ? nlohmann::json(*o.cpu_node) : nlohmann::json()},
+             {"mem_node", o.mem_node ? nlohmann::json(*o.mem_node) : nlohmann::json()},
+             {"duration", o.duration > 0 ? nlohmann::json(o.duration) : nlohmann::json()},
+             {"timeline_ms", o.timeline_ms},
+             {"latency_sample", rate},
+             {"stream_seeds", stream_seeds},
+             {"workload", workload_name(spec)},
+             {"pool_dir", pool_dir},
+             {"pool_size", r.pool_bytes},
+             {"keep_pool", o.keep_pool},
+             {"reopen", o.reopen},
+             {"load_factor", o.load_factor},
+             {"node_keys", o.node_keys},
+             {"max_height", o.max_height},
+             {"repeat", o.repeat},
+             {"warmup", o.warmup},
+             {"repetition", rep < 0 ? rep + o.warmup : rep}});
         nlohmann::json record = make_record(context, config, r);
         if (rep < 0) {
           record["warmup"] = true;

@@ -45,9 +45,12 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--thread-mode", o.thread_mode,
                   "single | parallel (an instance and pool per thread, each runs the whole "
                   "workload) | concurrent (one instance, operations split, one global lock)")
-      ->check(CLI::IsMember({"single", "parallel", "concurrent"}));
-  sub->add_option("--threads", o.threads, "Worker threads (parallel, concurrent)")
-      ->check(CLI::Range(1, 1024));
+      ->check(CLI::IsMember({"single", "parallel", "concurrent"}))
+      ->default_str("single; concurrent for more than one thread, as YCSB");
+  sub->add_option("--threads", o.threads,
+                  "Worker threads (parallel, concurrent); YCSB's threadcount")
+      ->check(CLI::Range(1, 1024))
+      ->default_str("threadcount, else 1");
   sub->add_option("--lock", o.lock,
                   "Concurrent mode's global lock: pthread-dram, pthread-pmem, pmemobj, "
                   "rwlock-dram, rwlock-pmemobj")
@@ -81,6 +84,56 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
         return r == 0 || (r >= 1e-9 && r <= 1) ? "" : "a fraction in [1e-9, 1], or 0 to disable";
       })
       ->default_str(fmt::format("{}", kDefaultLatencySample));
+  sub->add_option("--target", o.target,
+                  "Throttle to this many operations per second in total, spread over the "
+                  "workers; latencies are then also measured from each operation's intended "
+                  "start (intended_latency_*); YCSB's target; 0: no throttle")
+      ->check(CLI::Range(0.0, 1e12))
+      ->default_str("target, else none");
+  sub->add_option("--status-interval", o.status_interval,
+                  "A status line on stderr every this many seconds: elapsed time, operations, "
+                  "current ops/sec and, when sampling, current p99 per operation type")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->default_str("status.interval with -s, else none");
+  sub->add_flag("-s", o.status, "Status lines every status.interval seconds (default 10), as YCSB");
+}
+
+ClientSettings resolve_client(const RunOptions& o, const WorkloadSpec& spec) {
+  ClientSettings c;
+  if (o.threads > 0) {
+    c.threads = o.threads;
+    c.threads_from = fmt::format("--threads {}", o.threads);
+  } else if (spec.threadcount) {
+    c.threads = *spec.threadcount;
+    c.threads_from = fmt::format("threadcount={}", *spec.threadcount);
+  }
+  c.thread_mode = o.thread_mode;
+  if (c.thread_mode.empty()) {
+    c.default_concurrent = c.threads > 1;
+    c.thread_mode = c.default_concurrent ? "concurrent" : "single";
+  }
+  c.target = o.target >= 0 ? o.target : spec.target.value_or(0);
+  if (o.status_interval > 0) {
+    c.status_interval = o.status_interval;
+  } else if (spec.status_interval) {
+    c.status_interval = *spec.status_interval;
+  } else if (o.status) {
+    c.status_interval = kDefaultStatusInterval;
+  }
+  return c;
+}
+
+std::vector<std::string> ycsb_long_flags(int argc, const char* const* argv) {
+  std::vector<std::string> out;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    for (const char* name : {"-threads", "-target"}) {
+      const std::string n(name);
+      if (i > 0 && (a == n || a.starts_with(n + "="))) a = "-" + a;
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 }  // namespace pmemids

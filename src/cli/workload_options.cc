@@ -1,5 +1,7 @@
 #include "cli/workload_options.h"
 
+#include <fmt/format.h>
+
 namespace pmemids {
 
 void add_workload_options(CLI::App* sub, WorkloadOptions& o, const std::string& property_help) {
@@ -10,13 +12,25 @@ void add_workload_options(CLI::App* sub, WorkloadOptions& o, const std::string& 
       ->default_str("the workload's seed, else 1");
 }
 
-WorkloadSpec build_workload(const WorkloadOptions& o, std::span<const char* const> defaults) {
+WorkloadSpec build_workload(const WorkloadOptions& o, std::span<const char* const> defaults,
+                            bool client_settings) {
   PropertySet props;
   for (const char* kv : defaults) props.set_override(kv, "default");
   for (const auto& f : o.files) props.load_file(f);
   for (const auto& kv : o.properties) props.set_override(kv);
   if (!o.seed.empty()) props.set_from_option("seed", o.seed, "--seed");
-  return props.build();
+  return props.build(client_settings);
+}
+
+void note_ignored(const WorkloadSpec& spec) {
+  if (spec.ignored.empty()) return;
+  std::string keys;
+  for (const auto& [k, v] : spec.ignored)
+    keys += fmt::format("{}{}={}", keys.empty() ? "" : ", ", k, v);
+  fmt::print(stderr,
+             "pmemids: note: YCSB properties with no effect here, ignored: {} (listed in "
+             "config.ignored_properties)\n",
+             keys);
 }
 
 }  // namespace pmemids

@@ -25,7 +25,14 @@ void add_workload_options(CLI::App* sub, WorkloadOptions& o,
                               "(repeatable; wins over files)");
 
 // The command's own defaults ("key=value") first, then the files in order,
-// then -p, then --seed; validated (UsageError naming the input).
-WorkloadSpec build_workload(const WorkloadOptions& o, std::span<const char* const> defaults = {});
+// then -p, then --seed; validated (UsageError naming the input). YCSB's client
+// settings (threadcount, target, status.interval) are applied when
+// `client_settings`, else listed as ignored.
+WorkloadSpec build_workload(const WorkloadOptions& o, std::span<const char* const> defaults = {},
+                            bool client_settings = false);
+
+// "pmemids: note: ..." on stderr naming the YCSB properties that have no
+// effect, once per command, when there are any.
+void note_ignored(const WorkloadSpec& spec);
 
 }  // namespace pmemids

@@ -17,6 +17,15 @@ namespace {
 constexpr std::pair<const char*, double> kPercentiles[] = {
     {"p50", 50}, {"p90", 90}, {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}};
 
+// <prefix>{samples,mean_ns,p50_ns,...,max_ns} of a histogram that has samples.
+void latency_json(nlohmann::json& m, const std::string& prefix, const LatencyHistogram& h) {
+  if (h.count() == 0) return;
+  m[prefix + "samples"] = h.count();
+  m[prefix + "mean_ns"] = h.mean();
+  for (const auto& [suffix, q] : kPercentiles) m[prefix + suffix + "_ns"] = h.percentile(q);
+  m[prefix + "max_ns"] = h.max();
+}
+
 }  // namespace
 
 nlohmann::json metrics_json(const RepResult& r) {
@@ -45,13 +54,8 @@ nlohmann::json metrics_json(const RepResult& r) {
     m[name + "_ops"] = r.tally.count[t];
     m[name + "_found"] = r.tally.found[t];
     m[name + "_not_found"] = r.tally.count[t] - r.tally.found[t];
-    const LatencyHistogram& h = r.latency[t];
-    if (h.count() == 0) continue;
-    const std::string lat = "latency_" + name + "_";
-    m[lat + "samples"] = h.count();
-    m[lat + "mean_ns"] = h.mean();
-    for (const auto& [suffix, q] : kPercentiles) m[lat + suffix + "_ns"] = h.percentile(q);
-    m[lat + "max_ns"] = h.max();
+    latency_json(m, "latency_" + name + "_", r.latency[t]);
+    latency_json(m, "intended_latency_" + name + "_", r.intended_latency[t]);
   }
   nlohmann::json threads = nlohmann::json::array();
   for (const ThreadResult& t : r.threads) {

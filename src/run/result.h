@@ -5,7 +5,9 @@
 // on a discarded warm-up repetition and "aggregate": true on the summary of a
 // configuration's repetitions. Metric names carry their units; per-op costs
 // divide the timed phase's counters by its operations; latency metrics
-// (latency_<op>_{mean,p50,p90,p99,p999,p9999,max}_ns) appear for sampled op types.
+// (latency_<op>_{mean,p50,p90,p99,p999,p9999,max}_ns) appear for sampled op types,
+// and under a target rate intended_latency_<op>_* too (from each sample's due
+// time: what a client that wanted that rate waited).
 #pragma once
 
 #include <cstdio>

@@ -14,7 +14,9 @@
 //               operation holds the run's global lock; throughput is all
 //               operations over the wall time.
 //
-// Only the workers' drive loops sit between their two clock reads.
+// Only the workers' drive loops sit between their two clock reads. With a
+// target rate (timing.target) the workers run drive_paced instead of drive,
+// and sampled operations are also timed from their due time (intended_latency).
 #pragma once
 
 #include <chrono>
@@ -77,6 +79,7 @@ struct RepResult {
   uint64_t pool_bytes = 0;      // all instances
   std::vector<ThreadResult> threads;
   LatencySet latency;
+  LatencySet intended_latency;   // under a target: from each sample's due time
   std::vector<double> timeline;  // ops/s per timeline interval
 };
 
@@ -144,6 +147,7 @@ struct WorkerOut {
   OpTally tally;
   CostCounters costs;
   LatencySet latency;
+  LatencySet intended;  // drive_paced only
 
   // A read copies one value; a scan every value it visits.
   void prepare(const WorkloadSpec& spec) {
@@ -156,7 +160,13 @@ template <class DS, class Lock>
 void timed_drive(DS& ds, Lock& lock, const RunRequest& req, std::span<const Op> ops,
                  std::span<const uint64_t> samples, const DriveControl& ctl, WorkerOut& out) {
   const CostCounters before = tl_costs;
-  drive(ds, lock, ops, samples, out.buf.data(), req.spec->fieldlength, ctl, out.tally, out.latency);
+  if (ctl.pace_ns > 0) {
+    drive_paced(ds, lock, ops, samples, out.buf.data(), req.spec->fieldlength, ctl, out.tally,
+                out.latency, out.intended);
+  } else {
+    drive(ds, lock, ops, samples, out.buf.data(), req.spec->fieldlength, ctl, out.tally,
+          out.latency);
+  }
   out.costs = tl_costs;
   out.costs -= before;
 }
@@ -177,7 +187,10 @@ inline void add_workers(RepResult& r, const CrewRun& crew, const std::vector<Wor
   for (size_t t = 0; t < outs.size(); ++t) {
     r.tally += outs[t].tally;
     r.costs += outs[t].costs;
-    for (int k = 0; k < kOpTypes; ++k) r.latency[k].merge(outs[t].latency[k]);
+    for (int k = 0; k < kOpTypes; ++k) {
+      r.latency[k].merge(outs[t].latency[k]);
+      r.intended_latency[k].merge(outs[t].intended[k]);
+    }
     r.threads.push_back({.ops = outs[t].tally.total(),
                          .seconds = crew.thread_seconds[t],
                          .cpus = crew.thread_cpus[t],
@@ -201,6 +214,20 @@ inline Slice slice(const Feed& f, int t, int n) {
   return out;
 }
 
+// The crew's timing, with a LiveLatency per worker when status lines are on
+// and latencies are sampled (`live` owns them for the repetition).
+inline CrewTiming crew_timing(const RunRequest& req,
+                              std::vector<std::unique_ptr<LiveLatency>>& live) {
+  CrewTiming timing = req.timing;
+  bool sampled = false;
+  for (const Feed& f : req.feeds) sampled = sampled || !f.samples.empty();
+  if (timing.status_interval > 0 && sampled) {
+    for (int t = 0; t < req.threads; ++t) live.push_back(std::make_unique<LiveLatency>(kOpTypes));
+    timing.live = &live;
+  }
+  return timing;
+}
+
 }  // namespace detail
 
 // single and parallel: an instance per worker, no lock.
@@ -210,8 +237,9 @@ RepResult run_instances(const RunRequest& req) {
   const bool parallel = req.thread_mode == ThreadMode::kParallel;
   std::vector<detail::Instance<DS, B>> inst(static_cast<size_t>(n));
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
+  std::vector<std::unique_ptr<LiveLatency>> live;
   const CrewRun crew = run_crew(
-      n, req.placement, req.timing,
+      n, req.placement, detail::crew_timing(req, live),
       [&](int t) {
         outs[t].prepare(*req.spec);
         inst[t].build(req, *req.feeds[t].stream, parallel ? t : -1);
@@ -236,8 +264,9 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock&
   const int n = req.threads;
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
   std::vector<detail::Slice> slices(static_cast<size_t>(n));
+  std::vector<std::unique_ptr<LiveLatency>> live;
   const CrewRun crew = run_crew(
-      n, req.placement, req.timing,
+      n, req.placement, detail::crew_timing(req, live),
       [&](int t) {
         outs[t].prepare(*req.spec);
         slices[t] = detail::slice(req.feeds[0], t, n);

@@ -34,10 +34,7 @@ const std::set<std::string> kYcsbIgnored = {"workload",
                                             "timeseries.granularity",
                                             "exporter",
                                             "exportfile",
-                                            "threadcount",
-                                            "target",
                                             "maxexecutiontime",
-                                            "status.interval",
                                             "dotransactions",
                                             "insertstart",
                                             "insertcount",
@@ -161,6 +158,23 @@ const std::map<std::string, Setter>& setters() {
   return table;
 }
 
+// YCSB's client settings: applied by build(true), else listed as ignored.
+const std::map<std::string, Setter>& client_setters() {
+  static const std::map<std::string, Setter> table = {
+      {"threadcount",
+       [](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+         s.threadcount = static_cast<int>(parse_uint(k, v, o, 1, 1024));
+       }},
+      {"target", [](WorkloadSpec& s, const std::string& k, const std::string& v,
+                    const std::string& o) { s.target = parse_double(k, v, o, 0, 1e12); }},
+      {"status.interval",
+       [](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+         s.status_interval = parse_double(k, v, o, 0.001, 86400);
+       }},
+  };
+  return table;
+}
+
 }  // namespace
 
 const char* distribution_name(Distribution d) {
@@ -186,6 +200,7 @@ const char* insert_order_name(InsertOrder o) {
 std::vector<std::string> PropertySet::known_keys() {
   std::vector<std::string> keys;
   for (const auto& [k, s] : setters()) keys.push_back(k);
+  for (const auto& [k, s] : client_setters()) keys.push_back(k);
   return keys;
 }
 
@@ -227,12 +242,18 @@ void PropertySet::set_from_option(const std::string& key, const std::string& val
   put(key, value, option);
 }
 
-WorkloadSpec PropertySet::build() const {
+WorkloadSpec PropertySet::build(bool client_settings) const {
   WorkloadSpec spec;
   spec.files = files_;
   for (const auto& [key, e] : entries_) {
     if (auto it = setters().find(key); it != setters().end()) {
       it->second(spec, key, e.value, e.origin);
+    } else if (auto c = client_setters().find(key); c != client_setters().end()) {
+      if (client_settings) {
+        c->second(spec, key, e.value, e.origin);
+      } else {
+        spec.ignored[key] = e.value;
+      }
     } else if (auto fixed = kYcsbFixed.find(key); fixed != kYcsbFixed.end()) {
       if (e.value != fixed->second)
         bad(key, e.value, e.origin, "'" + fixed->second + "' (the only one supported)");

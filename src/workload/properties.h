@@ -4,14 +4,16 @@
 // Files use Java properties syntax (key=value or key: value, '#'/'!' comments).
 // Later sources override earlier ones: files in order given, then -p overrides.
 // Keys that are YCSB's but have no meaning here (table, fieldcount, ...) are
-// accepted and reported in WorkloadSpec::ignored; any other unknown key, a bad
-// value, or proportions that do not sum to 1 raise UsageError naming the key,
-// its value, where it came from and what is accepted.
+// accepted and reported in WorkloadSpec::ignored; so are YCSB's client settings
+// (threadcount, target, status.interval) unless build() is asked to apply them; any other unknown
+// key, a bad value, or proportions that do not sum to 1 raise UsageError naming the key, its value,
+// where it came from and what is accepted.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,12 @@ struct WorkloadSpec {
   double readmissrate = 0;
   uint64_t seed = 1;
 
+  // YCSB's client settings, set only when given and applied (the run command
+  // applies them, with its own options winning; to_json() leaves them out):
+  std::optional<int> threadcount;         // worker threads
+  std::optional<double> target;           // operations per second in total; 0: no throttle
+  std::optional<double> status_interval;  // status.interval: seconds between status lines
+
   std::vector<std::string> files;              // property files, in order
   std::map<std::string, std::string> ignored;  // YCSB keys accepted but not applied
 
@@ -58,10 +66,13 @@ class PropertySet {
   // `seed`), after every -p: parsed as the property is; a -p override of the
   // same key with a different value is a UsageError naming both.
   void set_from_option(const std::string& key, const std::string& value, const std::string& option);
-  // Validates and converts everything given so far.
-  WorkloadSpec build() const;
+  // Validates and converts everything given so far. YCSB's client settings
+  // (threadcount, target, status.interval) are parsed and applied when
+  // `client_settings`, else listed as ignored.
+  WorkloadSpec build(bool client_settings = false) const;
 
-  // Names of all keys this tool applies (for messages and `pmemids list`).
+  // Names of all keys this tool applies, client settings last (for messages
+  // and completion).
   static std::vector<std::string> known_keys();
 
  private:

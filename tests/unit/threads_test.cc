@@ -96,6 +96,63 @@ TEST(CrewTest, CoordinatorWakesWhenWorkersFinishAndEndsTheLastInterval) {
   EXPECT_GT(run.timeline[0], 2000 / 10.0);  // 2000 ops in well under 10 s, not over 20 s
 }
 
+// Status lines while workers publish live latencies: the coordinator reads
+// the workers' counters as they write them (TSan checks the thread suites).
+TEST(CrewTest, StatusLinesShowProgressAndLiveP99) {
+  std::vector<Op> ops(512, Op{.key = 1, .value = nullptr, .type = OpType::kRead, .scan_len = 0});
+  std::vector<uint64_t> every(ops.size());
+  std::iota(every.begin(), every.end(), uint64_t{0});
+  std::vector<std::unique_ptr<LiveLatency>> live;
+  for (int t = 0; t < 2; ++t) live.push_back(std::make_unique<LiveLatency>(kOpTypes));
+  testing::internal::CaptureStderr();
+  run_crew(
+      2, unpinned(2), CrewTiming{.duration = 0.35, .status_interval = 0.1, .live = &live},
+      [](int) {},
+      [&](int, const DriveControl& ctl) {
+        Nothing ds;
+        NoLock none;
+        OpTally tally;
+        LatencySet latency;
+        char buf[8];
+        drive(ds, none, std::span<const Op>(ops), every, buf, 8, ctl, tally, latency);
+      });
+  const std::string err = testing::internal::GetCapturedStderr();
+  size_t lines = 0;
+  for (size_t at = 0; (at = err.find("pmemids: status ", at)) != std::string::npos; ++at) ++lines;
+  EXPECT_GE(lines, 2u) << err;
+  EXPECT_NE(err.find(" current ops/sec; p99 read "), std::string::npos) << err;
+  EXPECT_EQ(err.find("p99 update"), std::string::npos) << err;  // no update was sampled
+}
+
+// Under a target the schedule holds: operation k is not started before its due
+// time, and every sample's intended latency (from its due time) is at least
+// its latency (from its start).
+TEST(CrewTest, PacedDriveKeepsTheScheduleAndTimesFromDueTimes) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<Op> ops(40, Op{.key = 1, .value = nullptr, .type = OpType::kRead, .scan_len = 0});
+  std::vector<uint64_t> every(ops.size());
+  std::iota(every.begin(), every.end(), uint64_t{0});
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> progress{0};
+  const DriveControl ctl{.stop = &stop, .progress = &progress, .cyclic = false, .pace_ns = 2e6};
+  Nothing ds;
+  NoLock none;
+  OpTally tally;
+  LatencySet latency, intended;
+  char buf[8];
+  const auto t0 = Clock::now();
+  drive_paced(ds, none, std::span<const Op>(ops), every, buf, 8, ctl, tally, latency, intended);
+  EXPECT_GE(Clock::now() - t0, std::chrono::milliseconds(2 * 39));  // the last is due at 39 x 2 ms
+  EXPECT_EQ(tally.total(), ops.size());
+  EXPECT_EQ(progress.load(), ops.size());
+  const auto read = static_cast<size_t>(OpType::kRead);
+  ASSERT_EQ(latency[read].count(), ops.size());
+  ASSERT_EQ(intended[read].count(), ops.size());
+  for (double q : {0.0, 50.0, 90.0, 100.0}) {
+    EXPECT_GE(intended[read].percentile(q), latency[read].percentile(q)) << q;
+  }
+}
+
 TEST(PlacementTest, CompactAndScatterPinEachThreadToOneAllowedCpu) {
   const std::vector<int> allowed = current_cpus();
   for (PinPolicy pin : {PinPolicy::kCompact, PinPolicy::kScatter}) {
