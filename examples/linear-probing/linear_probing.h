@@ -71,7 +71,9 @@ class LinearProbing {
       root_->hdr.check_reopen(o, kName);
     }
     nslots_ = root_->hdr.shape;
-    base_ = root_->slots.get();
+    // Checked: on a reopened pool the root is not trusted yet (b.follow).
+    base_ = b.follow(root_->slots, kTypeSlots, pmemids::bytes_of(nslots_, stride_),
+                     "linear-probing: the slot array");
     if (!b.created()) recover();
   }
 
@@ -137,7 +139,9 @@ class LinearProbing {
   // No DRAM state but the array's address; the array is allocated with the
   // root in one step, so there is nothing to repair (repair_leaks checks).
   void recover() {
-    if (base_ == nullptr) throw InvariantViolation(fmt::format("{}: no slot array", kName));
+    if (base_ == nullptr || nslots_ == 0) {
+      throw InvariantViolation(fmt::format("{}: no slot array", kName));
+    }
     pmemids::repair_leaks(b_, *this);
   }
 

@@ -36,6 +36,14 @@
 //                          and persisted, never logged; not inside b.tx.
 //   b.seal(p, n)           a new, still unreachable object is written: persist it
 //                          before it is published (pmem-persist).
+//   b.follow(p, type, bytes, what)   p.get() for a pointer read from the pool
+//                          while it is not trusted yet (constructor on a
+//                          reopened pool, recover(), check(), for_each_object):
+//                          InvariantViolation naming `what` when p lies
+//                          outside the pool or, in the check `run --reopen`
+//                          makes first (in a child, on a copy), when no object
+//                          of `type` with at least `bytes` bytes starts there.
+//                          bytes_of(count, size) multiplies without overflow.
 //   B::kMode, B::kDurable  which mode this instantiation is.
 // Never call PMDK or flush yourself: what goes through the backend is counted
 // (flushed lines, logged bytes, allocations, translations per operation) and
@@ -78,7 +86,10 @@
 //                    root->hdr.check_reopen(o, kName) refuses a pool created
 //                    for another value size or key order.
 //   recovery         the constructor on a reopened pool (!b.created()) rebuilds
-//                    any DRAM state from the persistent one.
+//                    any DRAM state from the persistent one, following links
+//                    with b.follow; `run --reopen` first runs it and check()
+//                    in a child process on a copy of the pool, so a corrupt
+//                    pool is refused (exit 1) instead of crashing the run.
 //   repair_leaks(b, *this)   at the end of recovery: in pmem-persist, frees
 //                    every allocated object for_each_object does not reach (an
 //                    allocation a crash left unpublished, or unlinked but not

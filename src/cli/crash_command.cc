@@ -12,11 +12,16 @@
 
 #include "cli/commands.h"
 #include "cli/lists.h"
+#include "cli/validators.h"
 #include "cli/workload_options.h"
 #include "crash/crash_registry.h"
 #include "errors.h"
 #include "run/context.h"
+#include "run/footprint.h"
+#include "run/registry.h"
 #include "run/result.h"
+#include "util/file_checks.h"
+#include "util/stop_signals.h"
 #include "workload/properties.h"
 #include "workload/stream.h"
 
@@ -47,12 +52,12 @@ const char* const kDefaultProperties[] = {
     "updateproportion=0.3",
     "insertproportion=0.4",
     "deleteproportion=0.3",
-    "requestdistribution=uniform",
+    "requestdistribution=uniform-inserted",
 };
 
 std::vector<Mode> select_modes(const std::string& arg) {
   std::vector<Mode> out;
-  for (const auto& name : split_list(arg)) {
+  for (const auto& name : split_distinct(arg, "--mode")) {
     if (name == "dram" || name == "pmem-volatile") {
       throw UsageError(fmt::format(
           "--mode {}: nothing to crash-test (it keeps nothing); use pmem-persist or pmem-trans",
@@ -120,24 +125,50 @@ void crash(const CrashCliOptions& o) {
   if (o.all) {
     for (const auto& e : crash_registry()) structures.push_back(&e);
   } else {
-    for (const auto& name : split_list(o.ds)) structures.push_back(&find_crash_entry(name));
+    for (const auto& name : split_distinct(o.ds, "--ds")) {
+      structures.push_back(&find_crash_entry(name));
+    }
   }
   const std::vector<Mode> modes = select_modes(o.mode);
 
   const WorkloadSpec spec = build_workload(o.workload, kDefaultProperties);
   note_ignored(spec);
+  if (!spec.tracefile.empty()) {
+    throw UsageError(fmt::format(
+        "tracefile={}: crash generates its operations from the workload's seed; traces run "
+        "with pmemids run",
+        spec.tracefile));
+  }
   if (spec.recordcount + spec.operationcount > 200000) {
     throw UsageError(
         "crash runs check every point against a replayed model: keep recordcount + "
         "operationcount <= 200000");
   }
+  if (spec.scanproportion > 0) {
+    for (const CrashEntry* e : structures) {
+      if (!find_ds(e->name).can_scan) {
+        throw UsageError(
+            fmt::format("{} cannot scan but the workload has scanproportion={}; "
+                        "structures that can: {}",
+                        e->name, spec.scanproportion, scanning_structures()));
+      }
+    }
+  }
+  if (!o.out.empty()) check_output_path(o.out, "--out");
 
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
+  for (const CrashEntry* e : structures) {
+    for (Mode m : modes) {
+      check_footprint(crash_footprint(find_ds(e->name), m, spec, o.jobs), pool_dir);
+    }
+  }
+  install_stop_signals();
   const PmemProbe probe = probe_pool_dir(pool_dir);
   const Stream stream = generate(spec, spec.seed);
 
   const CrashWorkload w = crash_workload(spec, stream);
+  throw_if_stopped();
 
   WorkDir work(pool_dir);
   CrashOptions copt;
@@ -154,6 +185,7 @@ void crash(const CrashCliOptions& o) {
   bool violation = false;
   for (const CrashEntry* e : structures) {
     for (Mode m : modes) {
+      throw_if_stopped();
       const CrashReport r = e->run(m, copt, w);
       const bool trans = m == Mode::kTrans;
       violation = violation || r.violation(trans);
@@ -165,6 +197,7 @@ void crash(const CrashCliOptions& o) {
                      {"survive", o.survive},
                      {"survive_probability", copt.survive},
                      {"points_requested", o.points},
+                     {"workload_seed", spec.seed},
                      {"jobs", o.jobs},
                      {"pool_dir", pool_dir},
                      {"pmempool_check", copt.pmempool_check}});
@@ -207,9 +240,11 @@ void add_crash_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "crash", "Crash-consistency test: crash structures at persist points, recover, check");
   sub->add_option("--ds", o->ds, "Structure(s): name or comma-separated names")
+      ->check(non_empty())
       ->default_str("none: give --ds or --all");
   sub->add_flag("--all", o->all, "Every structure (with every durable mode unless --mode)");
-  sub->add_option("--mode", o->mode, "pmem-persist, pmem-trans, or both comma-separated");
+  sub->add_option("--mode", o->mode, "pmem-persist, pmem-trans, or both comma-separated")
+      ->check(non_empty());
   sub->add_option("--points", o->points, "Crash points per (structure, mode)");
   sub->add_option("--model", o->model,
                   "power: lose what was not flushed and fenced; process: SIGKILL a child, "
@@ -221,17 +256,19 @@ void add_crash_command(CLI::App& app) {
       ->check(CLI::IsMember({"none", "random"}));
   sub->add_option("--survive-probability", o->survive_probability,
                   "Probability an unpersisted line survives with --survive random")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(finite_range(0.0, 1.0));
   sub->add_option("--jobs", o->jobs,
                   "Crash images checked at once while the run goes on (more is faster on idle "
                   "cores but the recovery times then include contention)")
       ->check(CLI::Range(1, 64));
   sub->add_option("--pool-dir", o->pool_dir, "Pool directory; must exist")
+      ->check(non_empty())
       ->type_name("DIR")
       ->default_str("$PMEMIDS_POOL_DIR, else /dev/shm/pmemids");
   sub->add_option("--out", o->out,
                   "JSON-lines file to append one record per (structure, mode) to; '-': "
                   "records to stdout, the table to stderr")
+      ->check(non_empty())
       ->type_name("FILE")
       ->default_str("none: the table only");
   sub->add_flag("--fail-on-violation", o->fail_on_violation,

@@ -16,17 +16,22 @@
 #include "cli/run_options.h"
 #include "errors.h"
 #include "run/context.h"
+#include "run/footprint.h"
 #include "run/locks.h"
 #include "run/placement.h"
 #include "run/registry.h"
 #include "run/result.h"
+#include "util/file_checks.h"
+#include "util/stop_signals.h"
 #include "workload/properties.h"
+#include "workload/sources.h"
 #include "workload/stream.h"
 
 namespace pmemids {
 namespace {
 
 constexpr uint64_t kSampleSeedSalt = 0x6c6174656e637921ULL;  // "latency!"
+constexpr uint64_t kMaxPoolSize = INT64_MAX;                 // a file size is an off_t
 
 std::vector<const DsEntry*> select_structures(const std::string& arg) {
   std::vector<const DsEntry*> out;
@@ -36,14 +41,14 @@ std::vector<const DsEntry*> select_structures(const std::string& arg) {
     }
     return out;
   }
-  for (const auto& name : split_list(arg)) out.push_back(&find_ds(name));
+  for (const auto& name : split_distinct(arg, "--ds")) out.push_back(&find_ds(name));
   return out;
 }
 
 std::vector<Mode> select_modes(const std::string& arg) {
   if (arg == "all") return {std::begin(kAllModes), std::end(kAllModes)};
   std::vector<Mode> out;
-  for (const auto& name : split_list(arg)) out.push_back(find_mode(name));
+  for (const auto& name : split_distinct(arg, "--mode")) out.push_back(find_mode(name));
   return out;
 }
 
@@ -61,9 +66,13 @@ uint64_t parse_size(const std::string& s) {
   if (suffix == "K" || suffix == "KiB") mult = uint64_t{1} << 10;
   if (suffix == "M" || suffix == "MiB") mult = uint64_t{1} << 20;
   if (suffix == "G" || suffix == "GiB") mult = uint64_t{1} << 30;
-  if (pos == 0 || mult == 0 || v == 0 || v > (UINT64_MAX / mult)) {
+  if (pos == 0 || mult == 0 || v == 0) {
     throw UsageError(
         fmt::format("--pool-size '{}': expected a positive size such as 512M or 4G", s));
+  }
+  if (v > kMaxPoolSize / mult) {
+    throw UsageError(fmt::format("--pool-size '{}': larger than any file can be ({} bytes at most)",
+                                 s, kMaxPoolSize));
   }
   return v * mult;
 }
@@ -93,15 +102,39 @@ PinPolicy parse_pin(const std::string& s) {
 // Thread-mode options that do not fit each other, refused before anything runs.
 void check_thread_options(const RunOptions& o, const ClientSettings& c, ThreadMode tm,
                           const std::vector<Mode>& modes) {
-  if (tm == ThreadMode::kSingle && c.threads != 1) {
-    throw UsageError(fmt::format(
-        "{} needs --thread-mode parallel or concurrent (single runs one thread)", c.threads_from));
-  }
+  check_thread_count(c.thread_mode, c.threads, c.threads_from);
   if (!o.lock.empty()) {
     if (tm != ThreadMode::kConcurrent) {
       throw UsageError(fmt::format("--lock {} applies to --thread-mode concurrent only", o.lock));
     }
     for (Mode m : modes) find_lock(o.lock, m);
+  }
+}
+
+// What the streams hold that the workload's properties did not say: scans from a
+// trace (refused for structures that cannot scan) and key draws folded after
+// bounded redraws (warned: the distribution is not YCSB's there).
+void check_streams(const RunStreams& built, const std::vector<const DsEntry*>& structures) {
+  uint64_t folds = 0, ops = 0;
+  bool scans = false;
+  for (const Stream& st : built.streams) {
+    folds += st.key_folds;
+    ops += st.ops.size();
+    scans |= st.max_scan_len > 0;
+  }
+  for (const DsEntry* e : structures) {
+    if (scans && !e->can_scan) {
+      throw UsageError(
+          fmt::format("{} cannot scan but the trace has scans; structures that can: {}", e->name,
+                      scanning_structures()));
+    }
+  }
+  if (folds > 0) {
+    fmt::print(stderr,
+               "pmemids: warning: {} of {} key choices gave up redrawing ids not inserted yet and "
+               "were folded onto the inserted ids (recordcount is tiny against the inserts "
+               "expected): the request distribution is not YCSB's here\n",
+               folds, ops);
   }
 }
 
@@ -153,8 +186,25 @@ void run(const RunOptions& o) {
                                               .mem_node = o.mem_node,
                                               .threads = client.threads});
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
+  const std::string out = o.out.empty() ? default_out() : o.out;
+  check_output_path(out, "--out");
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
+  const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
+  const int streams = tm == ThreadMode::kParallel ? client.threads : 1;
+  const RunShape shape{.pool_size = pool_size,
+                       .load_factor = o.load_factor,
+                       .node_keys = o.node_keys,
+                       .max_height = o.max_height,
+                       .instances = streams,
+                       .streams = streams,
+                       .workers = client.threads,
+                       .latency_sample = rate,
+                       .reopen = o.reopen};
+  for (const DsEntry* e : structures) {
+    for (Mode m : modes) check_footprint(run_footprint(*e, m, spec, shape), pool_dir);
+  }
+  install_stop_signals();
 
   if (!optimized_build()) {
     fmt::print(stderr,
@@ -181,16 +231,19 @@ void run(const RunOptions& o) {
   if (o.cpu_node) run_on_node(*o.cpu_node);
   if (o.mem_node) bind_memory(*o.mem_node);
 
-  const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
-  const int streams = tm == ThreadMode::kParallel ? client.threads : 1;
-  fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n", streams,
-             spec.recordcount, spec.operationcount, spec.seed);
-  std::vector<Stream> stream_store;
-  std::vector<uint64_t> stream_seeds;
-  stream_store.reserve(static_cast<size_t>(streams));
+  if (spec.tracefile.empty()) {
+    fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n",
+               streams, spec.recordcount, spec.operationcount, spec.seed);
+  } else {
+    fmt::print(stderr, "pmemids: reading {} x (trace {})\n", streams, spec.tracefile);
+  }
+  const RunStreams built = build_streams(spec, streams);
+  const std::vector<uint64_t>& stream_seeds = built.seeds;
+  check_streams(built, structures);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
+                 .pool_check_timeout_s = o.pool_check_timeout,
                  .load_factor = o.load_factor,
                  .max_height = o.max_height,
                  .node_keys = o.node_keys,
@@ -203,14 +256,12 @@ void run(const RunOptions& o) {
                             .status_interval = client.status_interval,
                             .target = client.target}};
   for (int t = 0; t < streams; ++t) {
-    stream_seeds.push_back(spec.seed + static_cast<uint64_t>(t));
-    stream_store.push_back(generate(spec, stream_seeds.back()));
+    const Stream& st = built.streams[static_cast<size_t>(t)];
     req.feeds.push_back(
-        {&stream_store.back(), sample_positions(stream_store.back().ops.size(), rate,
-                                                stream_seeds.back() ^ kSampleSeedSalt)});
+        {&st, sample_positions(st.ops.size(), rate, stream_seeds[t] ^ kSampleSeedSalt)});
   }
   const nlohmann::json context = collect_context(pool_dir, probe);
-  const std::string out = o.out.empty() ? default_out() : o.out;
+  throw_if_stopped();
 
   std::FILE* const table = table_stream(out);
   print_table_header(table);
@@ -219,7 +270,10 @@ void run(const RunOptions& o) {
       req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
       std::vector<double> measured;
       for (int rep = -o.warmup; rep < o.repeat; ++rep) {
+        throw_if_stopped();
         req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
+        // Once: later repetitions reopen what the first one checked and ran on.
+        req.check_reopened = !o.no_pool_check && rep == -o.warmup;
         const RepResult r = e->run[static_cast<int>(m)](req);
         nlohmann::json config = spec.to_json();
         config.update(

@@ -4,26 +4,51 @@
 
 #include <cstdlib>
 
+#include "cli/validators.h"
+#include "errors.h"
+
 namespace pmemids {
 
+void check_thread_count(const std::string& thread_mode, int threads, const std::string& from) {
+  if (thread_mode == "single" && threads != 1) {
+    throw UsageError(
+        fmt::format("{} needs --thread-mode parallel or concurrent (single runs one thread)",
+                    from.empty() ? fmt::format("--threads {}", threads) : from));
+  }
+}
+
 void add_run_options(CLI::App* sub, RunOptions& o) {
-  sub->add_option("--ds", o.ds, "Structure(s): name, comma-separated names, or 'all'")->required();
+  sub->add_option("--ds", o.ds, "Structure(s): name, comma-separated names, or 'all'")
+      ->required()
+      ->check(non_empty());
   sub->add_option(
          "--mode", o.mode,
          "Mode(s): dram, pmem-volatile, pmem-persist, pmem-trans, comma-separated, or 'all'")
-      ->required();
+      ->required()
+      ->check(non_empty());
   add_workload_options(sub, o.workload);
   sub->add_option("--pool-dir", o.pool_dir,
                   "Pool directory (a DAX mount for real PMEM; tmpfs emulates it)")
+      ->check(non_empty())
       ->type_name("DIR")
       ->default_str("$PMEMIDS_POOL_DIR, else /dev/shm/pmemids");
   sub->add_option("--pool-size", o.pool_size, "Pool size per instance, e.g. 2G")
+      ->check(non_empty())
       ->type_name("SIZE")
       ->default_str("derived from the workload");
   sub->add_flag("--keep-pool", o.keep_pool,
                 "Keep the pool(s) after the run (with --repeat: the last repetition's)");
   sub->add_flag("--reopen", o.reopen,
-                "Run on kept pool(s) instead of creating and loading them (they are kept)");
+                "Run on kept pool(s) instead of creating and loading them (they are kept); "
+                "each is checked first, in a child process that cannot change it");
+  sub->add_option("--pool-check-timeout", o.pool_check_timeout,
+                  "Seconds the check of a reopened pool may take before the pool is reported "
+                  "corrupt (default 60 plus 1 per 8 MiB of pool)")
+      ->check(finite_range(0.1, 86400.0));
+  sub->add_flag("--no-pool-check", o.no_pool_check,
+                "UNSAFE: reopen without checking the pool first (saves the check's time on big "
+                "pools you trust; a corrupt pool can then crash or hang the run, and a failed "
+                "open can change the file)");
   sub->add_option("--repeat", o.repeat,
                   "Measured repetitions: one record each, plus an aggregate record when > 1")
       ->check(CLI::Range(1, 1000000));
@@ -33,10 +58,11 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--out", o.out,
                   "JSON-lines result file to append to; '-': records to stdout, the table to "
                   "stderr")
+      ->check(non_empty())
       ->type_name("FILE")
       ->default_str("results/<time>.jsonl");
   sub->add_option("--load-factor", o.load_factor, "Hashtable elements per bucket")
-      ->check(CLI::Range(0.01, 100.0));
+      ->check(finite_range(0.01, 100.0));
   sub->add_option("--node-keys", o.node_keys, "B-tree / B+-tree keys per node")
       ->check(CLI::Range(3, 1024))
       ->default_str("btree 10, bplustree 15");
@@ -54,6 +80,7 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--lock", o.lock,
                   "Concurrent mode's global lock: pthread-dram, pthread-pmem, pmemobj, "
                   "rwlock-dram, rwlock-pmemobj")
+      ->check(non_empty())
       ->default_str(
           "pthread-dram for dram and pmem-volatile, pmemobj for pmem-persist and "
           "pmem-trans");
@@ -62,16 +89,16 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                   "over nodes and cores)")
       ->check(CLI::IsMember({"none", "compact", "scatter"}));
   sub->add_option("--cpu-node", o.cpu_node, "Run worker threads on this NUMA node's CPUs")
-      ->check(CLI::NonNegativeNumber)
+      ->check(node_number())
       ->default_str("any");
   sub->add_option("--mem-node", o.mem_node,
                   "Place structure memory and emulated pools on this NUMA node")
-      ->check(CLI::NonNegativeNumber)
+      ->check(node_number())
       ->default_str("the kernel's choice");
   sub->add_option("--duration", o.duration,
                   "Run for this many seconds, replaying the operation stream cyclically, "
                   "instead of operationcount operations")
-      ->check(CLI::Range(0.001, 86400.0))
+      ->check(finite_range(0.001, 86400.0))
       ->default_str("off: operationcount operations");
   sub->add_option("--timeline-ms", o.timeline_ms,
                   "Record throughput per interval of this many milliseconds")
@@ -79,21 +106,22 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->default_str("off");
   sub->add_option("--latency-sample", o.latency_sample,
                   "Fraction of operations whose latency is timed (0 disables)")
+      ->check(finite_range(0, 1))
       ->check([](const std::string& v) -> std::string {
         const double r = std::strtod(v.c_str(), nullptr);
-        return r == 0 || (r >= 1e-9 && r <= 1) ? "" : "a fraction in [1e-9, 1], or 0 to disable";
+        return r == 0 || r >= 1e-9 ? "" : "a fraction in [1e-9, 1], or 0 to disable";
       })
       ->default_str(fmt::format("{}", kDefaultLatencySample));
   sub->add_option("--target", o.target,
                   "Throttle to this many operations per second in total, spread over the "
                   "workers; latencies are then also measured from each operation's intended "
                   "start (intended_latency_*); YCSB's target; 0: no throttle")
-      ->check(CLI::Range(0.0, 1e12))
+      ->check(finite_range(0.0, 1e12))
       ->default_str("target, else none");
   sub->add_option("--status-interval", o.status_interval,
                   "A status line on stderr every this many seconds: elapsed time, operations, "
                   "current ops/sec and, when sampling, current p99 per operation type")
-      ->check(CLI::Range(0.001, 86400.0))
+      ->check(finite_range(0.001, 86400.0))
       ->default_str("status.interval with -s, else none");
   sub->add_flag("-s", o.status, "Status lines every status.interval seconds (default 10), as YCSB");
 }

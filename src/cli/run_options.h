@@ -36,12 +36,14 @@ struct RunOptions {
   std::string pin = "none";
   std::optional<int> cpu_node;
   std::optional<int> mem_node;
-  double duration = 0;         // seconds; 0: run operationcount operations
-  uint32_t timeline_ms = 0;    // 0: no timeline
-  double latency_sample = -1;  // fraction of operations timed; < 0: the default
-  double target = -1;          // ops/s in total (--target, -target); < 0: target, else none
-  double status_interval = 0;  // seconds (--status-interval); 0: status.interval with -s
-  bool status = false;         // -s: status lines every status.interval (default 10) seconds
+  double duration = 0;            // seconds; 0: run operationcount operations
+  uint32_t timeline_ms = 0;       // 0: no timeline
+  double latency_sample = -1;     // fraction of operations timed; < 0: the default
+  double target = -1;             // ops/s in total (--target, -target); < 0: target, else none
+  double status_interval = 0;     // seconds (--status-interval); 0: status.interval with -s
+  bool status = false;            // -s: status lines every status.interval (default 10) seconds
+  double pool_check_timeout = 0;  // seconds the check of a reopened pool may take; 0: scaled
+  bool no_pool_check = false;     // reopen without that check (unsafe)
 };
 
 // How many workers, in which thread mode, at what rate, with what status
@@ -61,6 +63,11 @@ struct ClientSettings {
 inline constexpr double kDefaultStatusInterval = 10;
 
 ClientSettings resolve_client(const RunOptions& o, const WorkloadSpec& spec);
+
+// --threads other than 1 needs --thread-mode parallel or concurrent: a
+// UsageError otherwise (run and stream). `from` names where the count came
+// from ("threadcount=2"); empty: --threads.
+void check_thread_count(const std::string& thread_mode, int threads, const std::string& from = "");
 
 // Registers every `pmemids run` option on `sub`, writing into `o`. Parsing
 // checks syntax and ranges; combinations are checked when the run starts.

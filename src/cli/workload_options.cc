@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 
+#include "cli/validators.h"
+
 namespace pmemids {
 
 void add_workload_options(CLI::App* sub, WorkloadOptions& o, const std::string& property_help) {
-  sub->add_option("-P,--workload", o.files, "YCSB workload property file(s)")->type_name("FILE");
+  sub->add_option("-P,--workload", o.files, "YCSB workload property file(s)")
+      ->check(non_empty())
+      ->type_name("FILE");
   sub->add_option("-p", o.properties, property_help)->type_name("KEY=VALUE");
   sub->add_option("--seed", o.seed, "Workload seed: the same setting as -p seed=N")
+      ->check(seed_value())
       ->type_name("UINT")
       ->default_str("the workload's seed, else 1");
 }

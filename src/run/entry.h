@@ -10,6 +10,7 @@
 #include "backend/plain.h"
 #include "pmemids/index.h"
 #include "run/registry.h"
+#include "run/reopen_check.h"
 
 namespace pmemids {
 
@@ -25,8 +26,10 @@ DsEntry make_entry(std::string_view description) {
       .can_scan = DS<DramBackend>::kCanScan,
       .element_bytes = {&DS<DramBackend>::element_bytes, &DS<VolatileBackend>::element_bytes,
                         &DS<PersistBackend>::element_bytes, &DS<TransBackend>::element_bytes},
-      .run = {&run_rep<DS, DramBackend>, &run_rep<DS, VolatileBackend>,
-              &run_rep<DS, PersistBackend>, &run_rep<DS, TransBackend>},
+      .structure_bytes = {&DS<DramBackend>::pool_bytes, &DS<VolatileBackend>::pool_bytes,
+                          &DS<PersistBackend>::pool_bytes, &DS<TransBackend>::pool_bytes},
+      .run = {&run_rep_checked<DS, DramBackend>, &run_rep_checked<DS, VolatileBackend>,
+              &run_rep_checked<DS, PersistBackend>, &run_rep_checked<DS, TransBackend>},
   };
 }
 

@@ -18,6 +18,9 @@ struct DsEntry {
   std::string_view description;
   bool can_scan;
   std::array<uint64_t (*)(uint32_t), 4> element_bytes;  // indexed by Mode
+  // The structure's own estimate of its bytes (elements, arrays, allocator
+  // overhead) for these options: what the default pool size is derived from.
+  std::array<uint64_t (*)(const DsOptions&), 4> structure_bytes;  // indexed by Mode
   std::array<RepResult (*)(const RunRequest&), 4> run;  // indexed by Mode
 };
 
