@@ -37,9 +37,9 @@ from .load import Record
 from .style import LOCALITIES, LOCKS, MODES, PERCENTILES, OP_TYPES, STRUCTURES, order_key, workload_label
 
 NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "pool_dir", "pool_size", "workload_files",
-                "ignored_properties", "keep_pool"}
+                "ignored_properties", "keep_pool", "status_interval"}
 CONTEXT_IDENTITY = ["hostname", "pmem", "git_revision"]
-DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None,
+DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None, "target": None,
             "pin": None, "cpu_node": None, "mem_node": None}
 LATENCIES = [f"latency_{op}_{p}_ns" for op in OP_TYPES for p, _ in PERCENTILES] + \
             [f"latency_{op}_mean_ns" for op in OP_TYPES]
