@@ -13,7 +13,7 @@ import pytest
 
 from conftest import MODES, TINY, WORKLOADS
 
-COMMANDS = ["run", "list", "sweep", "crash", "stream", "compare", "completion"]
+COMMANDS = ["run", "list", "sweep", "crash", "completion"]
 WRITE = ["-P", WORKLOADS / "pmemids-write", *TINY]
 
 
