@@ -70,7 +70,8 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(CLI::Range(1, 64));
   sub->add_option("--thread-mode", o.thread_mode,
                   "single | parallel (an instance and pool per thread, each runs the whole "
-                  "workload) | concurrent (one instance, operations split, one global lock)")
+                  "workload) | concurrent (one instance, each thread its own slice of the "
+                  "workload, one global lock)")
       ->check(CLI::IsMember({"single", "parallel", "concurrent"}))
       ->default_str("single; concurrent for more than one thread, as YCSB");
   sub->add_option("--threads", o.threads,
@@ -100,6 +101,11 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                   "instead of operationcount operations")
       ->check(finite_range(0.001, 86400.0))
       ->default_str("off: operationcount operations");
+  sub->add_option("--min-time", o.min_time,
+                  "Grow operationcount (regenerating the stream before timing) and rerun a "
+                  "repetition until its timed phase lasts at least this many seconds")
+      ->check(finite_range(0.001, 86400.0))
+      ->default_str("off");
   sub->add_option("--timeline-ms", o.timeline_ms,
                   "Record throughput per interval of this many milliseconds")
       ->check(CLI::Range(1, 3600000))

@@ -54,7 +54,7 @@ Stream stream_base(const WorkloadSpec& spec, uint64_t stream_seed, bool load) {
   return st;
 }
 
-Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
+Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slice) {
   const double need = static_cast<double>(spec.recordcount) * sizeof(uint64_t) +
                       static_cast<double>(spec.operationcount) * sizeof(Op);
   const double have = physical_memory_bytes();
@@ -64,8 +64,14 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
                     "pre-generated keys and operations; this machine has {:.1f} GiB",
                     spec.recordcount, spec.operationcount, need / (1 << 30), have / (1 << 30)));
   }
-  Stream st = stream_base(spec, stream_seed);
+  Stream st = stream_base(spec, stream_seed, slice.index == 0);
+  st.recordcount = spec.recordcount;
+  st.slice = slice;
   Rng rng(stream_seed);
+
+  const uint64_t first_op = spec.operationcount * slice.index / slice.count;
+  const uint64_t op_count = spec.operationcount * (slice.index + 1) / slice.count - first_op;
+  const auto key_of = [&](uint64_t local) { return st.codec.encode(st.global_id(local)); };
 
   const double cut[kOpTypes] = {
       spec.readproportion,
@@ -75,18 +81,20 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
       1.0 - spec.deleteproportion,
       1.0,
   };
-  KeyChooser chooser(spec);
+  WorkloadSpec own = spec;  // the slice's key space: its share of the inserts
+  own.operationcount = op_count;
+  KeyChooser chooser(own);
 
-  uint64_t inserted = spec.recordcount;
-  st.ops.reserve(spec.operationcount);
-  for (uint64_t i = 0; i < spec.operationcount; ++i) {
+  uint64_t inserted = spec.recordcount;  // local ids
+  st.ops.reserve(op_count);
+  for (uint64_t i = 0; i < op_count; ++i) {
     const double u = rng.uniform01();
     int t = 0;
     while (t < kOpTypes - 1 && u >= cut[t]) ++t;
     Op op{.key = 0, .value = nullptr, .type = static_cast<OpType>(t), .scan_len = 0};
     switch (op.type) {
       case OpType::kInsert:
-        op.key = st.codec.encode(inserted++);
+        op.key = key_of(inserted++);
         op.value = st.values.get(i);
         break;
       case OpType::kRead:
@@ -94,26 +102,27 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
           op.key = st.codec.encode(kMissBase + rng.below(kMissBase));
           ++st.read_misses;
         } else {
-          op.key = st.codec.encode(chooser.next(rng, inserted));
+          op.key = key_of(chooser.next(rng, inserted));
         }
         break;
       case OpType::kScan:
-        op.key = st.codec.encode(chooser.next(rng, inserted));
+        op.key = key_of(chooser.next(rng, inserted));
         op.scan_len = static_cast<uint32_t>(1 + rng.below(spec.maxscanlength));
         st.max_scan_len = std::max(st.max_scan_len, op.scan_len);
         break;
       case OpType::kUpdate:
       case OpType::kReadModifyWrite:
-        op.key = st.codec.encode(chooser.next(rng, inserted));
+        op.key = key_of(chooser.next(rng, inserted));
         op.value = st.values.get(i);
         break;
       case OpType::kDelete:
-        op.key = st.codec.encode(chooser.next(rng, inserted));
+        op.key = key_of(chooser.next(rng, inserted));
         break;
     }
     st.ops.push_back(op);
   }
-  st.records_max = inserted;
+  st.inserts = inserted - spec.recordcount;
+  st.records_max = st.inserts == 0 ? spec.recordcount : st.global_id(inserted - 1) + 1;
   st.key_folds = chooser.folds();
   return st;
 }

@@ -69,6 +69,21 @@ def test_target_is_spread_over_the_workers(pmemids):
     assert all(t["ops"] == 300 for t in rec["metrics"]["per_thread"])
 
 
+def test_target_with_duration_replays_cycles_on_schedule(pmemids):
+    # 300 operations at 2000/s for 0.5 s: about 1000 operations, so replay cycles past the
+    # first, each inserting fresh keys (found fraction of inserts 0, of reads 1).
+    (rec,) = ok(pmemids.run("--ds", "hashtable", "--mode", "dram", "-P", WORKLOADS / "workloada",
+                            "-p", "recordcount=2000", "-p", "operationcount=300",
+                            "-p", "readproportion=0.5", "-p", "updateproportion=0",
+                            "-p", "insertproportion=0.5", "--latency-sample", "1",
+                            "--target", "2000", "--duration", "0.5"))
+    m = rec["metrics"]
+    assert m["per_thread"][0]["cycles"] >= 2
+    assert 300 < m["ops"] <= 2000 * 0.5 * 1.5 + 256
+    assert m["insert_found"] == 0 and m["read_found"] == m["read_ops"]
+    assert m["intended_latency_read_samples"] == m["latency_read_samples"] == m["read_ops"]
+
+
 def test_no_target_no_throttle_no_intended_latency(pmemids):
     for args in ([], ["-p", "target=500", "--target", "0"]):
         (rec,) = ok(pmemids.run("--ds", "hashtable", "--mode", "dram", *READ, *args))

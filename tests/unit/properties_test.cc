@@ -79,9 +79,14 @@ TEST(PropertiesTest, EveryKeyIsApplied) {
   EXPECT_DOUBLE_EQ(s.hotspotopnfraction, 0.7);
   EXPECT_DOUBLE_EQ(s.readmissrate, 0.25);
   EXPECT_EQ(s.seed, 12345u);
-  // Every applied key round-trips into the result config.
+  // Every applied key round-trips into the result config; YCSB's client
+  // settings (listed last) are the run's, recorded as threads, target and
+  // status_interval by run.
   const auto j = s.to_json();
-  for (const auto& k : PropertySet::known_keys()) EXPECT_TRUE(j.contains(k)) << k;
+  for (const auto& k : PropertySet::known_keys()) {
+    if (k == "threadcount" || k == "target" || k == "status.interval") continue;
+    EXPECT_TRUE(j.contains(k)) << k;
+  }
 }
 
 TEST(PropertiesTest, FilesParseAndOverridesWinInOrder) {
@@ -223,7 +228,8 @@ TEST(PropertiesTest, OptionSpellingOfAPropertyIsTheSameSetting) {
     bad.build();
     FAIL() << "no error";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("'seed' = 'x' (--seed)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--seed: property 'seed' = 'x'"), std::string::npos)
+        << e.what();
   }
 }
 
