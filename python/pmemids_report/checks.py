@@ -2,7 +2,9 @@
 
 environment(records): the `context` of run records, one row per key: the value
 when every record agrees, otherwise each distinct value with its record count
-(timestamps as first – last).
+(timestamps as first – last). A sweep runs each configuration in a pool
+directory of its own (<base>/sweep-<config id>): the pool directory is shown
+as its base, once.
 
 warnings(records, confs): derived warnings, most important first:
   - PMEM was emulated (context.pmem == "emulated")
@@ -23,6 +25,7 @@ configuration summary, reason ("failed: <reason>" for failed ones), file and lin
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 import pandas as pd
@@ -43,12 +46,22 @@ def _show(v) -> str:
     return json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else str(v)
 
 
+SWEEP_POOL_DIR = re.compile(r"/sweep-[0-9a-f]{16}/?$")
+
+
+def _environment_value(key: str, value) -> str:
+    if key == "pool_dir" and isinstance(value, str):
+        base = SWEEP_POOL_DIR.sub("", value)
+        return base if base == value else f"{base} (a sweep-<config id> directory per configuration)"
+    return _show(value)
+
+
 def environment(records: list[Record]) -> list[tuple[str, str]]:
     contexts = _contexts(records)
     keys = list(dict.fromkeys(k for c in contexts for k in c))
     rows = []
     for k in keys:
-        values = [_show(c[k]) if k in c else "(absent)" for c in contexts]
+        values = [_environment_value(k, c[k]) if k in c else "(absent)" for c in contexts]
         counts = Counter(values)
         if k == "timestamp" and len(counts) > 1:
             present = sorted(v for v in values if v != "(absent)")

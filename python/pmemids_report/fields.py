@@ -64,12 +64,12 @@ PER_OP_TYPE = ("ops", "found", "not_found")
 LATENCY_STATS = ("samples", "mean_ns", *(f"{p}_ns" for p, _ in PERCENTILES))
 
 _PER_OP = re.compile(rf"({'|'.join(OP_TYPES)})_({'|'.join(PER_OP_TYPE)})")
-_LATENCY = re.compile(rf"latency_({'|'.join(OP_TYPES)})_({'|'.join(LATENCY_STATS)})")
+_LATENCY = re.compile(rf"(?:intended_)?latency_({'|'.join(OP_TYPES)})_({'|'.join(LATENCY_STATS)})")
 
 CONFIG_KEYS = (
     # what and how
     "ds", "mode", "workload", "thread_mode", "threads", "lock", "pin", "cpu_node", "mem_node",
-    "duration", "min_time", "timeline_ms", "latency_sample", "warmup", "reopen",
+    "duration", "min_time", "timeline_ms", "latency_sample", "warmup", "reopen", "target",
     # structure knobs
     "load_factor", "node_keys", "max_height",
     # workload properties

@@ -14,7 +14,9 @@ identity as a dict), `config_id` (its JSON),
 `locality` ("local", "remote" or None when no NUMA placement was given),
 `workload_text`, `ops_per_sec`, the per-op costs, latency percentiles
 (`latency_<op>_<pct>_ns`), `timer_overhead_ns` (the context's clock cost, which
-every latency includes) and `timeline` (list or None).
+every latency includes), `timeline` (list or None) and `oversubscribed`
+(metrics.oversubscribed when the record has it, else more threads than the
+context's cpus_online).
 
 `configurations(runs, records)` is one row per configuration in plot order: its
 config columns plus `n`, `mean`, `median`, `sd`, `cv`, `ci_low`, `ci_high`,
@@ -22,7 +24,7 @@ config columns plus `n`, `mean`, `median`, `sd`, `cv`, `ci_low`, `ci_high`,
 95% interval of the mean), the mean of each per-op cost, latency percentile, timer overhead and
 cache-miss ratio (COUNTER_RATIOS, NaN where not counted),
 `seeds` (sorted distinct seeds), `warmups` (discarded warm-up records), `files`,
-and `label` ("C1", "C2", ...).
+`oversubscribed` (any repetition was) and `label` ("C1", "C2", ...).
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ from .load import Record
 from .style import LOCALITIES, LOCKS, MODES, PERCENTILES, OP_TYPES, STRUCTURES, order_key, workload_label
 
 NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "pool_dir", "pool_size", "workload_files",
-                "ignored_properties", "keep_pool"}
+                "ignored_properties", "keep_pool", "status_interval"}
 CONTEXT_IDENTITY = ["hostname", "pmem", "git_revision"]
-DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None,
+DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None, "target": None,
             "pin": None, "cpu_node": None, "mem_node": None}
 LATENCIES = [f"latency_{op}_{p}_ns" for op in OP_TYPES for p, _ in PERCENTILES] + \
             [f"latency_{op}_mean_ns" for op in OP_TYPES]
@@ -93,7 +95,17 @@ def _row(r: Record) -> dict:
     row["timer_overhead_ns"] = _number(r.data["context"].get("timer_overhead_ns"))
     timeline = metrics.get("timeline_ops_per_sec")
     row["timeline"] = timeline if isinstance(timeline, list) and timeline else None
+    row["oversubscribed"] = oversubscribed(config, r.data["context"], metrics)
     return row
+
+
+def oversubscribed(config: dict, context: dict, metrics: dict) -> bool:
+    """More worker threads than CPUs: the record's own verdict when it has one."""
+    if isinstance(metrics.get("oversubscribed"), bool):
+        return metrics["oversubscribed"]
+    cpus = context.get("cpus_online")
+    threads = config.get("threads", 1)
+    return isinstance(cpus, int) and isinstance(threads, int) and threads > cpus
 
 
 def missing(v) -> bool:
@@ -148,7 +160,8 @@ def configurations(run_rows: pd.DataFrame, records: list[Record]) -> pd.DataFram
     for cid, g in run_rows.groupby("config_id", sort=False):
         first = g.iloc[0]
         row = {k: first[k] for k in g.columns
-               if k not in ("seed", "repetition", "file", "line", "ops_per_sec", "timeline")
+               if k not in ("seed", "repetition", "file", "line", "ops_per_sec", "timeline",
+                            "oversubscribed")
                and k not in AVERAGED}
         x = g["ops_per_sec"]
         n = len(x)
@@ -163,6 +176,7 @@ def configurations(run_rows: pd.DataFrame, records: list[Record]) -> pd.DataFram
         row["seeds"] = sorted({s for s in g["seed"] if not missing(s)}, key=str)
         row["warmups"] = warm.get(cid, 0)
         row["files"] = sorted(set(g["file"]))
+        row["oversubscribed"] = bool(g["oversubscribed"].any())
         out.append(row)
     df = sort_rows(pd.DataFrame(out, dtype=object))
     df["n"] = df["n"].astype(int)

@@ -28,7 +28,7 @@ LINESTYLES = ["-", "--", ":", "-."]
 MARKERS = {"dram": "o", "pmem-volatile": "s", "pmem-persist": "^", "pmem-trans": "D"}
 
 # A panel's values spanning more than this ratio get a logarithmic axis.
-LOG_SCALE_RATIO = 100.0
+LOG_SCALE_RATIO = 20.0
 
 
 def order_key(known: list[str]):

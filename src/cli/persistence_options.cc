@@ -39,24 +39,27 @@ void add_persistence_options(CLI::App* sub, PersistenceOptions& o) {
       ->check(CLI::IsMember({"clwb", "clflushopt", "clflush", "nt", "auto"}))
       ->capture_default_str();
   sub->add_option("--movnt-threshold", o.movnt_threshold,
-                  "Copies of at least this many bytes use non-temporal stores (default: "
-                  "libpmem's, 256 or $PMEM_MOVNT_THRESHOLD)")
-      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40));
+                  "Copies of at least this many bytes use non-temporal stores")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40))
+      ->default_str("libpmem's: 256 or $PMEM_MOVNT_THRESHOLD");
   sub->add_option("--flush-cold", o.flush_cold,
                   "Under eadr, still flush value payloads (seed 002's R5): on, off")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   sub->add_option("--pmem-write-ns", o.pmem_write_ns,
                   "What-if media write latency: ns busy-waited per flushed line at each fence")
-      ->check(finite_range(0.0, 1e6));
+      ->check(finite_range(0.0, 1e6))
+      ->default_str("0, or --pmem-profile's");
   sub->add_option("--pmem-read-ns", o.pmem_read_ns,
                   "What-if media read latency: ns busy-waited per persistent node visited")
-      ->check(finite_range(0.0, 1e6));
+      ->check(finite_range(0.0, 1e6))
+      ->default_str("0, or --pmem-profile's");
   sub->add_option("--pmem-profile", o.pmem_profile,
                   "Published media latencies to inject (docs/performance.md): optane (128 ns "
                   "per written-back line, 224 ns per node read), cxl (100, 100); "
                   "--pmem-write-ns / --pmem-read-ns override either")
-      ->check(CLI::IsMember({"optane", "cxl"}));
+      ->check(CLI::IsMember({"optane", "cxl"}))
+      ->default_str("none");
 }
 
 PersistencePolicy resolve_persistence(const PersistenceOptions& o, bool platform_eadr) {

@@ -107,8 +107,9 @@ PinPolicy parse_pin(const std::string& s) {
 }
 
 // Thread-mode options that do not fit each other, refused before anything runs.
-void check_thread_options(const RunOptions& o, ThreadMode tm, const std::vector<Mode>& modes) {
-  check_thread_count(o.thread_mode, o.threads);
+void check_thread_options(const RunOptions& o, const ClientSettings& c, ThreadMode tm,
+                          const std::vector<Mode>& modes) {
+  check_thread_count(c.thread_mode, c.threads, c.threads_from);
   if (!o.lock.empty()) {
     if (tm != ThreadMode::kConcurrent) {
       throw UsageError(fmt::format("--lock {} applies to --thread-mode concurrent only", o.lock));
@@ -209,8 +210,9 @@ CounterPlan plan_counters(const RunOptions& o) {
 
 // The parent of a --counters sim run: say what it will cost, run the same
 // command under callgrind, exit with its status.
-[[noreturn]] void rerun_under_callgrind(const RunOptions& o, const CounterPlan& p,
-                                        const WorkloadSpec& spec, size_t pairs,
+[[noreturn]] void rerun_under_callgrind(const RunOptions& o, const ClientSettings& client,
+                                        const CounterPlan& p, const WorkloadSpec& spec,
+                                        size_t pairs,
                                         const std::string& pool_dir) {
   if (p.instrument == SimInstrument::kTimed && (o.repeat + o.warmup) * pairs > 1) {
     throw UsageError(fmt::format(
@@ -221,7 +223,7 @@ CounterPlan plan_counters(const RunOptions& o) {
         o.repeat + o.warmup, pairs));
   }
   const uint64_t reps = static_cast<uint64_t>(o.repeat + o.warmup) * pairs *
-                        (o.thread_mode == "parallel" ? static_cast<uint64_t>(o.threads) : 1);
+                        (client.thread_mode == "parallel" ? static_cast<uint64_t>(client.threads) : 1);
   const double secs =
       sim_seconds_estimate(spec.recordcount * reps, spec.operationcount * reps, p.instrument);
   fmt::print(stderr,
@@ -245,10 +247,9 @@ void add_counters_context(nlohmann::json& context, const CounterPlan& p, int thr
 }
 
 void run(const RunOptions& o) {
-  PropertySet props;
-  for (const auto& f : o.workload_files) props.load_file(f);
-  for (const auto& kv : o.properties) props.set_override(kv);
-  const WorkloadSpec spec = props.build();
+  const WorkloadSpec spec = build_workload(o.workload, {}, /*client_settings=*/true);
+  note_ignored(spec);
+  const ClientSettings client = resolve_client(o, spec);
 
   const auto structures = select_structures(o.ds);
   const auto modes = select_modes(o.mode);
@@ -262,8 +263,8 @@ void run(const RunOptions& o) {
       }
     }
   }
-  const ThreadMode tm = parse_thread_mode(o.thread_mode);
-  check_thread_options(o, tm, modes);
+  const ThreadMode tm = parse_thread_mode(client.thread_mode);
+  check_thread_options(o, client, tm, modes);
   if (o.min_time > 0 && !spec.tracefile.empty()) {
     throw UsageError(fmt::format(
         "--min-time {} and tracefile={}: --min-time grows operationcount, a trace fixes the "
@@ -280,10 +281,17 @@ void run(const RunOptions& o) {
         "--min-time and --keep-pool: a repetition --min-time reruns would find the pool its "
         "first attempt kept; use one or the other");
   }
+  if (client.default_concurrent) {
+    fmt::print(stderr,
+               "pmemids: note: {} and no --thread-mode: the {} threads share one instance "
+               "(--thread-mode concurrent), as YCSB's threads share one database; "
+               "--thread-mode parallel gives each thread an instance of its own\n",
+               client.threads_from, client.threads);
+  }
   const Placement placement = plan_placement({.pin = parse_pin(o.pin),
                                               .cpu_node = o.cpu_node,
                                               .mem_node = o.mem_node,
-                                              .threads = o.threads});
+                                              .threads = client.threads});
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
   const std::string out = o.out.empty() ? default_out() : o.out;
   check_output_path(out, "--out");
@@ -291,14 +299,14 @@ void run(const RunOptions& o) {
   check_pool_dir(pool_dir);
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
   // Concurrent slices hold one stream's operations and load keys between them.
-  const int instances = tm == ThreadMode::kParallel ? o.threads : 1;
+  const int instances = tm == ThreadMode::kParallel ? client.threads : 1;
   const RunShape shape{.pool_size = pool_size,
                        .load_factor = o.load_factor,
                        .node_keys = o.node_keys,
                        .max_height = o.max_height,
                        .instances = instances,
                        .streams = instances,
-                       .workers = o.threads,
+                       .workers = client.threads,
                        .latency_sample = rate,
                        .reopen = o.reopen};
   for (const DsEntry* e : structures) {
@@ -306,7 +314,7 @@ void run(const RunOptions& o) {
   }
   const CounterPlan counting = plan_counters(o);
   if (counting.mode == CounterMode::kSim && !in_sim_child()) {
-    rerun_under_callgrind(o, counting, spec, structures.size() * modes.size(), pool_dir);
+    rerun_under_callgrind(o, client, counting, spec, structures.size() * modes.size(), pool_dir);
   }
   install_stop_signals();
 
@@ -341,19 +349,19 @@ void run(const RunOptions& o) {
   if (spec.tracefile.empty() && tm == ThreadMode::kConcurrent) {
     fmt::print(stderr,
                "pmemids: generating {} load keys and {} operations in {} slices (seed {})\n",
-               spec.recordcount, spec.operationcount, o.threads, spec.seed);
+               spec.recordcount, spec.operationcount, client.threads, spec.seed);
   } else if (spec.tracefile.empty()) {
     fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n",
-               tm == ThreadMode::kParallel ? o.threads : 1, spec.recordcount, spec.operationcount,
-               spec.seed);
+               tm == ThreadMode::kParallel ? client.threads : 1, spec.recordcount,
+               spec.operationcount, spec.seed);
   } else {
     fmt::print(stderr, "pmemids: reading {} x (trace {})\n",
-               tm == ThreadMode::kParallel ? o.threads : 1, spec.tracefile);
+               tm == ThreadMode::kParallel ? client.threads : 1, spec.tracefile);
   }
   WorkloadSpec current = spec;  // operationcount grows under --min-time
-  Streams streams = make_streams(current, tm, o.threads, rate);
+  Streams streams = make_streams(current, tm, client.threads, rate);
   check_streams(streams.built, structures);
-  CrewCounters counters(counting.mode, counting.events, o.threads);
+  CrewCounters counters(counting.mode, counting.events, client.threads);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
@@ -363,24 +371,27 @@ void run(const RunOptions& o) {
                  .node_keys = o.node_keys,
                  .spec = &current,
                  .thread_mode = tm,
-                 .threads = o.threads,
+                 .threads = client.threads,
                  .placement = placement,
                  .timing = {.duration = o.duration,
                             .timeline_ms = o.timeline_ms,
+                            .status_interval = client.status_interval,
+                            .target = client.target,
                             .counters = counting.mode == CounterMode::kNone ? nullptr : &counters},
                  .feeds = streams.feeds};
   nlohmann::json context = collect_context(pool_dir, probe);
-  add_counters_context(context, counting, o.threads);
+  add_counters_context(context, counting, client.threads);
   const auto cpus = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
   bool warned_load = false;
   throw_if_stopped();
 
-  print_table_header(stdout);
+  std::FILE* const table = table_stream(out);
+  print_table_header(table);
   for (const DsEntry* e : structures) {
     for (Mode m : modes) {
       if (current.operationcount != spec.operationcount) {  // grown for the previous pair
         current = spec;
-        streams = make_streams(current, tm, o.threads, rate);
+        streams = make_streams(current, tm, client.threads, rate);
         req.feeds = streams.feeds;
       }
       req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
@@ -419,7 +430,7 @@ void run(const RunOptions& o) {
           WorkloadSpec next = current;
           next.operationcount = grown;
           try {
-            streams = make_streams(next, tm, o.threads, rate);
+            streams = make_streams(next, tm, client.threads, rate);
           } catch (const UsageError& err) {
             fmt::print(stderr,
                        "pmemids: warning: --min-time: cannot grow operationcount to {}: {}\n",
@@ -434,31 +445,35 @@ void run(const RunOptions& o) {
           req.feeds = streams.feeds;
         }
         nlohmann::json config = spec.to_json();
-        config.update({{"ds", e->name},
-                       {"mode", mode_name(m)},
-                       {"thread_mode", o.thread_mode},
-                       {"threads", o.threads},
-                       {"lock", tm == ThreadMode::kConcurrent ? nlohmann::json(lock_name(req.lock))
-                                                              : nlohmann::json()},
-                       {"pin", o.pin},
-                       {"cpu_node", o.cpu_node ? nlohmann::json(*o.cpu_node) : nlohmann::json()},
-                       {"mem_node", o.mem_node ? nlohmann::json(*o.mem_node) : nlohmann::json()},
-                       {"duration", o.duration > 0 ? nlohmann::json(o.duration) : nlohmann::json()},
-                       {"min_time", o.min_time > 0 ? nlohmann::json(o.min_time) : nlohmann::json()},
-                       {"timeline_ms", o.timeline_ms},
-                       {"latency_sample", rate},
-                       {"stream_seeds", streams.built.seeds},
-                       {"workload", workload_name(spec)},
-                       {"pool_dir", pool_dir},
-                       {"pool_size", r.pool_bytes},
-                       {"keep_pool", o.keep_pool},
-                       {"reopen", o.reopen},
-                       {"load_factor", o.load_factor},
-                       {"node_keys", o.node_keys},
-                       {"max_height", o.max_height},
-                       {"repeat", o.repeat},
-                       {"warmup", o.warmup},
-                       {"repetition", shown}});
+        config.update(
+            {{"ds", e->name},
+             {"mode", mode_name(m)},
+             {"thread_mode", client.thread_mode},
+             {"threads", client.threads},
+             {"target", client.target > 0 ? nlohmann::json(client.target) : nlohmann::json()},
+             {"status_interval", client.status_interval > 0 ? nlohmann::json(client.status_interval)
+                                                            : nlohmann::json()},
+             {"lock", tm == ThreadMode::kConcurrent ? nlohmann::json(lock_name(req.lock))
+                                                    : nlohmann::json()},
+             {"pin", o.pin},
+             {"cpu_node", o.cpu_node ? nlohmann::json(*o.cpu_node) : nlohmann::json()},
+             {"mem_node", o.mem_node ? nlohmann::json(*o.mem_node) : nlohmann::json()},
+             {"duration", o.duration > 0 ? nlohmann::json(o.duration) : nlohmann::json()},
+             {"min_time", o.min_time > 0 ? nlohmann::json(o.min_time) : nlohmann::json()},
+             {"timeline_ms", o.timeline_ms},
+             {"latency_sample", rate},
+             {"stream_seeds", streams.built.seeds},
+             {"workload", workload_name(spec)},
+             {"pool_dir", pool_dir},
+             {"pool_size", r.pool_bytes},
+             {"keep_pool", o.keep_pool},
+             {"reopen", o.reopen},
+             {"load_factor", o.load_factor},
+             {"node_keys", o.node_keys},
+             {"max_height", o.max_height},
+             {"repeat", o.repeat},
+             {"warmup", o.warmup},
+             {"repetition", shown}});
         config.update(policy.to_json());
         config["flush"] = o.persistence.flush;
         nlohmann::json rep_context = context;
@@ -481,7 +496,7 @@ void run(const RunOptions& o) {
           measured.push_back(r.ops_per_sec);
         }
         append_record(out, record);
-        print_table_row(stdout, record);
+        print_table_row(table, record);
         for (const auto& w : record_warnings(record)) {
           fmt::print(stderr, "pmemids: warning: {} {} rep {}: {}\n", e->name, mode_name(m), shown,
                      w);
@@ -490,12 +505,12 @@ void run(const RunOptions& o) {
         if (rep == o.repeat - 1 && o.repeat > 1) {
           const nlohmann::json agg = make_aggregate(rep_context, config, measured);
           append_record(out, agg);
-          print_table_row(stdout, agg);
+          print_table_row(table, agg);
         }
       }
     }
   }
-  fmt::print(stderr, "pmemids: results appended to {}\n", out);
+  fmt::print(stderr, "pmemids: results {}\n", records_destination(out));
 }
 
 }  // namespace
@@ -504,6 +519,7 @@ void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run a YCSB workload on structures and modes");
   add_run_options(sub, *o);
+  sub->footer(table_columns_help());
   sub->callback([o] { run(*o); });
 }
 

@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_options.h"
+#include "cli/workload_options.h"
 #include "errors.h"
 #include "util/file_checks.h"
 #include "workload/properties.h"
@@ -29,8 +30,7 @@ namespace pmemids {
 namespace {
 
 struct StreamOptions {
-  std::vector<std::string> workload_files;
-  std::vector<std::string> properties;
+  WorkloadOptions workload;  // -P, -p, --seed, as run reads them
   std::string thread_mode = "single";
   int threads = 1;
   std::string out;
@@ -109,10 +109,7 @@ void print_summary(std::FILE* out, const std::vector<WorkerOps>& ws, const RunSt
 
 void stream(const StreamOptions& o) {
   if (!o.out.empty()) check_output_path(o.out, "--out");
-  PropertySet props;
-  for (const auto& f : o.workload_files) props.load_file(f);
-  for (const auto& kv : o.properties) props.set_override(kv);
-  const WorkloadSpec spec = props.build();
+  const WorkloadSpec spec = build_workload(o.workload);
   check_thread_count(o.thread_mode, o.threads);
   const RunStreams built =
       build_streams(spec, o.thread_mode == "single" ? 1 : o.threads,
@@ -156,8 +153,7 @@ void add_stream_command(CLI::App& app) {
   auto o = std::make_shared<StreamOptions>();
   CLI::App* sub = app.add_subcommand(
       "stream", "Write the operation stream(s) `run` would execute, as a trace (or summarise it)");
-  sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)");
-  sub->add_option("-p", o->properties, "Property override key=value (repeatable)");
+  add_workload_options(sub, o->workload);
   sub->add_option("--thread-mode", o->thread_mode,
                   "single | parallel (a stream per worker) | concurrent (a slice of the "
                   "workload per worker, as `run` slices it)")

@@ -129,6 +129,11 @@ void sweep_main(const SweepOptions& o) {
   std::vector<sweep::OnlyTerm> only;
   for (const auto& t : o.only) only.push_back(sweep::parse_only(t));
   const std::string out = o.out.empty() ? default_out(o, shard) : o.out;
+  if (out == "-") {
+    throw UsageError(
+        "--out -: a sweep appends to a file it can resume from; give a file name (pmemids run "
+        "--out - writes records to stdout)");
+  }
   check_output_path(out, "--out");
   std::error_code ec;
   if (!o.pool_dir.empty() && !fs::is_directory(o.pool_dir, ec)) {
@@ -193,26 +198,35 @@ void add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   CLI::App* sub = app.add_subcommand(
       "sweep", "Run every configuration of a sweep file (TOML), resumably (docs/sweeps.md)");
-  sub->add_option("file", o->file, "Sweep file (TOML)")->required()->check(non_empty());
-  sub->add_option("--out", o->out,
-                  "JSON-lines file to append to; records already in it are not run again "
-                  "(default results/<file stem>[-<scale>][-shard<K>of<N>].jsonl)")
+  sub->add_option("file", o->file, "Sweep file (TOML)")
+      ->type_name("FILE")
+      ->required()
       ->check(non_empty());
+  sub->add_option("--out", o->out,
+                  "JSON-lines file to append to; records already in it are not run again")
+      ->check(non_empty())
+      ->type_name("FILE")
+      ->default_str("results/<file stem>[-<scale>][-shard<K>of<N>].jsonl");
   sub->add_option("--scale", o->scale,
                   "default (the file's top level) or the name of one of its [scale.<name>] "
                   "tables, e.g. paper")
       ->check(non_empty());
-  sub->add_option("--pool-dir", o->pool_dir,
-                  "Pool directory for configurations that set none (default: as pmemids run)")
-      ->check(non_empty());
+  sub->add_option("--pool-dir", o->pool_dir, "Pool directory for configurations that set none")
+      ->check(non_empty())
+      ->type_name("DIR")
+      ->default_str("as pmemids run: $PMEMIDS_POOL_DIR, else /dev/shm/pmemids");
   sub->add_option("--shard", o->shard,
                   "K/N: run only shard K (0..N-1) of N, e.g. one per machine; configurations are "
                   "dealt to shards in config_id order (default out "
-                  "results/<file stem>[-<scale>]-shard<K>of<N>.jsonl)");
+                  "results/<file stem>[-<scale>]-shard<K>of<N>.jsonl)")
+      ->type_name("K/N")
+      ->default_str("the whole sweep");
   sub->add_option("--only", o->only,
                   "KEY=V[,V...]: run only configurations whose KEY (option or property) is one "
                   "of the values (repeatable; all must match)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("KEY=V,...")
+      ->default_str("every configuration");
   sub->add_flag("--dry-run", o->dry_run,
                 "Print the configurations as pmemids run command lines; run nothing");
   sub->add_flag("--retry-skipped", o->retry_skipped,

@@ -1,6 +1,6 @@
 #include "crash/crash_registry.h"
 
-#include "crash/crash_impl.h"
+#include "crash/crash_entry.h"
 #include "ds/arraylist.h"
 #include "ds/bplustree.h"
 #include "ds/btree.h"
@@ -14,17 +14,27 @@ namespace {
 
 template <template <class> class DS>
 CrashEntry entry() {
-  return CrashEntry{DS<PersistBackend>::kName, &run_crash<DS, ShadowPersistBackend>,
-                    &run_crash<DS, ShadowTransBackend>};
+  return make_crash_entry<DS>();
+}
+
+std::vector<CrashEntry>& added() {
+  static std::vector<CrashEntry> entries;
+  return entries;
 }
 
 }  // namespace
 
+void add_crash_index(CrashEntry e) { added().push_back(e); }
+
 const std::vector<CrashEntry>& crash_registry() {
-  static const std::vector<CrashEntry> entries = {
-      entry<ArrayList>(), entry<LinkedList>(),    entry<HashTable>(), entry<SkipList>(),
-      entry<BTree>(),     entry<BTreeEmbedded>(), entry<BPlusTree>(), entry<RBTree>(),
-  };
+  static const std::vector<CrashEntry> entries = [] {
+    std::vector<CrashEntry> all = {
+        entry<ArrayList>(), entry<LinkedList>(),    entry<HashTable>(), entry<SkipList>(),
+        entry<BTree>(),     entry<BTreeEmbedded>(), entry<BPlusTree>(), entry<RBTree>(),
+    };
+    all.insert(all.end(), added().begin(), added().end());
+    return all;
+  }();
   return entries;
 }
 

@@ -20,8 +20,12 @@ struct CrashEntry {
   }
 };
 
-// Every indexing structure (blackhole has nothing to crash).
+// Every indexing structure (blackhole has nothing to crash), then those added
+// by add_crash_index.
 const std::vector<CrashEntry>& crash_registry();
+// Adds a structure built in from outside (register_index, PMEMIDS_EXTRA_DS);
+// only during static initialisation.
+void add_crash_index(CrashEntry e);
 // UsageError naming the accepted names when not found.
 const CrashEntry& find_crash_entry(std::string_view name);
 

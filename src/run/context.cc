@@ -149,6 +149,12 @@ PmemProbe probe_pool_dir(const std::string& dir) {
   return p;
 }
 
+std::string version_text() {
+  return fmt::format("pmemids {} (git {}, {} build)\nPMDK {} (libpmemobj, libpmem2)\nmemkind {}",
+                     PMEMIDS_VERSION, PMEMIDS_GIT_REVISION, PMEMIDS_BUILD_TYPE,
+                     PMEMIDS_PMDK_VERSION, PMEMIDS_MEMKIND_VERSION);
+}
+
 nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& probe) {
   std::set<std::string> flags;
   {

@@ -31,6 +31,10 @@ PmemProbe probe_pool_dir(const std::string& dir);
 // loadavg_before / loadavg_after are added per repetition by the caller.
 nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& probe);
 
+// `pmemids --version`: version, git revision and build type, and the PMDK and
+// memkind versions it was built against.
+std::string version_text();
+
 // What one steady_clock read costs, in ns: the median gap between 10,001
 // back-to-back reads. A sampled latency spans one such read (the end of the
 // first and the start of the second of its two reads), so it is included in

@@ -6,19 +6,25 @@
 // coordinator, reads its CPU usage (getrusage RUSAGE_THREAD) and the clock,
 // runs work(t, control), reads the clock and its CPU usage again. The
 // coordinator (the calling thread) only sleeps: it wakes every timeline_ms to
-// sum the workers' published progress, sets the stop flag when `duration` has
-// passed, and is woken as soon as every worker has finished or one failed (the
-// last timeline interval ends there). With timing.counters, each worker opens
-// its counters after set-up, starts them right after the barrier and stops
-// them right after its timed phase (counters/crew_counters.h): outside its
-// clock reads, around nothing else. An exception in any worker stops the others at their next
-// chunk and is rethrown by run_crew after every thread has joined. SIGINT / SIGTERM
+// sum the workers' published progress, every status_interval to print a status
+// line on stderr (elapsed time, operations done, current ops/sec and, with
+// live latencies, the current p99 per operation type), sets the stop flag when
+// `duration` has passed, and is woken as soon as every worker has finished or
+// one failed (the last timeline interval ends there). With timing.counters, each
+// worker opens its counters after set-up, starts them right after the barrier and
+// stops them right after its timed phase (counters/crew_counters.h): outside its
+// clock reads, around nothing else. An exception in any worker stops the others
+// at their next chunk and is rethrown by run_crew after every thread has joined. SIGINT / SIGTERM
 // (util/stop_signals.h) stop the workers the same way, and run_crew throws Interrupted.
 //
 // The common window of a run is from the first worker's start (the first
-// clock read after the barrier released them) to the last worker's end.
+// clock read after the barrier released them) to the last worker's end. A
+// status line counts the same way: elapsed time from the barrier's release,
+// and current ops/sec as every worker's operations in the interval over the
+// interval's wall time (never a sum of per-worker rates).
 #pragma once
 
+#include <fmt/format.h>
 #include <sched.h>
 #include <sys/resource.h>
 
@@ -26,9 +32,11 @@
 #include <barrier>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -42,8 +50,16 @@ namespace pmemids {
 struct CrewTiming {
   double duration = 0;               // seconds; 0: workers stop when their slice is done
   uint32_t timeline_ms = 0;          // 0: no timeline
+  double status_interval = 0;        // seconds between status lines; 0: none
+  double target = 0;                 // ops/s of all workers together; 0: unthrottled
   CrewCounters* counters = nullptr;  // what the workers count; null: nothing
+  // One per worker when status lines show latencies (set by the runner), else null.
+  const std::vector<std::unique_ptr<LiveLatency>>* live = nullptr;
 };
+
+// "pmemids: status 2.0 s: 41234 operations; 20617.0 current ops/sec; p99 read 1.2 us"
+std::string status_line(double elapsed, uint64_t ops, double ops_per_sec,
+                        const LiveLatency::Snapshot* interval);
 
 // CPU time and context switches of one worker's timed phase.
 struct ThreadUsage {
@@ -142,7 +158,11 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
       if (!failed.load()) {
         try {
           run.start_cpu[t] = sched_getcpu();
-          const DriveControl ctl{&stop, &slots[t].progress, timing.duration > 0};
+          const DriveControl ctl{.stop = &stop,
+                                 .progress = &slots[t].progress,
+                                 .cyclic = timing.duration > 0,
+                                 .live = timing.live != nullptr ? (*timing.live)[t].get() : nullptr,
+                                 .pace_ns = timing.target > 0 ? 1e9 * n / timing.target : 0};
           const ThreadUsage before = ThreadUsage::now();
           if (timing.counters != nullptr) timing.counters->begin(t);
           slots[t].start = Clock::now();
@@ -177,11 +197,19 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
                                        std::chrono::duration<double>(timing.duration))
                             : Clock::time_point::max();
   const auto tick = std::chrono::milliseconds(timing.timeline_ms);
-  uint64_t before = 0;
-  auto last = t0;
-  for (auto next = timing.timeline_ms > 0 ? t0 + tick : Clock::time_point::max();;
-       next += timing.timeline_ms > 0 ? tick : Clock::duration::zero()) {
-    const auto until = std::min(next, deadline);
+  const auto status_tick = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(timing.status_interval));
+  const auto progress = [&] {
+    uint64_t ops = 0;
+    for (const Slot& s : slots) ops += s.progress.load(std::memory_order_relaxed);
+    return ops;
+  };
+  uint64_t before = 0, status_before = 0;
+  auto last = t0, status_last = t0;
+  auto next_status = timing.status_interval > 0 ? t0 + status_tick : Clock::time_point::max();
+  LiveLatency::Snapshot latency_before;
+  for (auto next = timing.timeline_ms > 0 ? t0 + tick : Clock::time_point::max();;) {
+    const auto until = std::min({next, next_status, deadline});
     bool done;
     {
       // Woken by the workers; every kStopPoll also to notice SIGINT / SIGTERM,
@@ -199,16 +227,33 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
       break;
     }
     if (!done && until >= deadline) stop.store(true);
-    if (timing.timeline_ms > 0) {
-      uint64_t now_ops = 0;
-      for (const Slot& s : slots) now_ops += s.progress.load(std::memory_order_relaxed);
-      const auto now = Clock::now();
+    const bool ending = done || stop.load();
+    const auto now = Clock::now();
+    if (timing.timeline_ms > 0 && (now >= next || ending)) {
+      const uint64_t now_ops = progress();
       const double secs = std::chrono::duration<double>(now - last).count();
       run.timeline.push_back(secs > 0 ? static_cast<double>(now_ops - before) / secs : 0.0);
       before = now_ops;
       last = now;
+      next += tick;
     }
-    if (done || stop.load()) break;
+    if (!ending && now >= next_status) {
+      const uint64_t now_ops = progress();
+      const double secs = std::chrono::duration<double>(now - status_last).count();
+      LiveLatency::Snapshot latency_now;
+      if (timing.live != nullptr) latency_now = LiveLatency::Snapshot(*timing.live);
+      const LiveLatency::Snapshot interval = latency_now.since(latency_before);
+      fmt::print(stderr, "{}\n",
+                 status_line(std::chrono::duration<double>(now - t0).count(), now_ops,
+                             secs > 0 ? static_cast<double>(now_ops - status_before) / secs : 0.0,
+                             timing.live != nullptr ? &interval : nullptr));
+      std::fflush(stderr);
+      status_before = now_ops;
+      status_last = now;
+      latency_before = std::move(latency_now);
+      next_status += status_tick;
+    }
+    if (ending) break;
   }
   threads.clear();  // joins
   if (error) std::rethrow_exception(error);

@@ -1,7 +1,7 @@
 #include "run/registry.h"
 
-#include "backend/obj.h"
-#include "backend/plain.h"
+#include <set>
+
 #include "ds/arraylist.h"
 #include "ds/blackhole.h"
 #include "ds/bplustree.h"
@@ -11,42 +11,52 @@
 #include "ds/rbtree.h"
 #include "ds/skiplist.h"
 #include "errors.h"
-#include "run/reopen_check.h"
+#include "run/entry.h"
 
 namespace pmemids {
 namespace {
 
 template <template <class> class DS>
 DsEntry entry(std::string_view description) {
-  return DsEntry{
-      .name = DS<DramBackend>::kName,
-      .description = description,
-      .can_scan = DS<DramBackend>::kCanScan,
-      .element_bytes = {&DS<DramBackend>::element_bytes, &DS<VolatileBackend>::element_bytes,
-                        &DS<PersistBackend>::element_bytes, &DS<TransBackend>::element_bytes},
-      .structure_bytes = {&DS<DramBackend>::pool_bytes, &DS<VolatileBackend>::pool_bytes,
-                          &DS<PersistBackend>::pool_bytes, &DS<TransBackend>::pool_bytes},
-      .run = {&run_rep_checked<DS, DramBackend>, &run_rep_checked<DS, VolatileBackend>,
-              &run_rep_checked<DS, PersistBackend>, &run_rep_checked<DS, TransBackend>},
-  };
+  return make_entry<DS>(description);
+}
+
+std::vector<DsEntry>& added() {
+  static std::vector<DsEntry> entries;
+  return entries;
 }
 
 }  // namespace
 
+void add_index(DsEntry e) { added().push_back(e); }
+
 const std::vector<DsEntry>& registry() {
-  static const std::vector<DsEntry> entries = {
-      entry<ArrayList>("fixed array of value slots addressed by record id"),
-      entry<LinkedList>("append-only persistent list with a DRAM hash index"),
-      entry<HashTable>("chained hashtable, fixed bucket array, insert at chain head"),
-      entry<SkipList>("skiplist, fair coin, up to 16 levels (--max-height)"),
-      entry<BTree>("B-tree, keys and value references in every node (about 256-byte nodes)"),
-      entry<BTreeEmbedded>("the same B-tree with the values inside the nodes (about 1.5 KB nodes)"),
-      entry<BPlusTree>(
-          "B+-tree, keys in inner nodes, value references in linked leaves (256-byte nodes)"),
-      entry<RBTree>(
-          "red-black tree without parent pointers, rebalanced on every insert and delete"),
-      entry<Blackhole>("does nothing: measures the harness itself"),
-  };
+  static const std::vector<DsEntry> entries = [] {
+    std::vector<DsEntry> all = {
+        entry<ArrayList>("fixed array of value slots addressed by record id"),
+        entry<LinkedList>("append-only persistent list with a DRAM hash index"),
+        entry<HashTable>("chained hashtable, fixed bucket array, insert at chain head"),
+        entry<SkipList>("skiplist, fair coin, up to 16 levels (--max-height)"),
+        entry<BTree>("B-tree, keys and value references in every node (about 256-byte nodes)"),
+        entry<BTreeEmbedded>(
+            "the same B-tree with the values inside the nodes (about 1.5 KB nodes)"),
+        entry<BPlusTree>(
+            "B+-tree, keys in inner nodes, value references in linked leaves (256-byte nodes)"),
+        entry<RBTree>(
+            "red-black tree without parent pointers, rebalanced on every insert and delete"),
+        entry<Blackhole>("does nothing: measures the harness itself"),
+    };
+    all.insert(all.end(), added().begin(), added().end());
+    std::set<std::string_view> names;
+    for (const auto& e : all) {
+      if (!names.insert(e.name).second) {
+        throw UsageError(fmt::format(
+            "two structures are named '{}' (one built in with PMEMIDS_EXTRA_DS?); rename one",
+            e.name));
+      }
+    }
+    return all;
+  }();
   return entries;
 }
 

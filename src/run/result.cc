@@ -75,6 +75,15 @@ std::string cell(const json& v, const char* format, double scale = 1) {
   return v.is_number() ? fmt::format(fmt::runtime(format), v.get<double>() * scale) : "n/a";
 }
 
+// <prefix>{samples,mean_ns,p50_ns,...,max_ns} of a histogram that has samples.
+void latency_json(nlohmann::json& m, const std::string& prefix, const LatencyHistogram& h) {
+  if (h.count() == 0) return;
+  m[prefix + "samples"] = h.count();
+  m[prefix + "mean_ns"] = h.mean();
+  for (const auto& [suffix, q] : kPercentiles) m[prefix + suffix + "_ns"] = h.percentile(q);
+  m[prefix + "max_ns"] = h.max();
+}
+
 }  // namespace
 
 nlohmann::json metrics_json(const RepResult& r) {
@@ -140,13 +149,8 @@ nlohmann::json metrics_json(const RepResult& r) {
     m[name + "_ops"] = r.tally.count[t];
     m[name + "_found"] = r.tally.found[t];
     m[name + "_not_found"] = r.tally.count[t] - r.tally.found[t];
-    const LatencyHistogram& h = r.latency[t];
-    if (h.count() == 0) continue;
-    const std::string lat = "latency_" + name + "_";
-    m[lat + "samples"] = h.count();
-    m[lat + "mean_ns"] = h.mean();
-    for (const auto& [suffix, q] : kPercentiles) m[lat + suffix + "_ns"] = h.percentile(q);
-    m[lat + "max_ns"] = h.max();
+    latency_json(m, "latency_" + name + "_", r.latency[t]);
+    latency_json(m, "intended_latency_" + name + "_", r.intended_latency[t]);
   }
   json threads = json::array();
   for (const ThreadResult& t : r.threads) threads.push_back(thread_json(t));
@@ -214,7 +218,24 @@ nlohmann::json make_record(const nlohmann::json& context, const nlohmann::json& 
           {"metrics", metrics_json(r)}};
 }
 
+std::string records_destination(const std::string& out) {
+  return out == kStdoutPath ? "written to stdout" : "appended to " + out;
+}
+
 void append_record(const std::string& path, const nlohmann::json& record) {
+  if (path == kStdoutPath) {
+    const std::string line =
+        record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::fflush(stdout);
+    for (size_t done = 0; done < line.size();) {
+      const ssize_t n = write(STDOUT_FILENO, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        throw RuntimeError(fmt::format("cannot write records to stdout: {}", std::strerror(errno)));
+      done += static_cast<size_t>(n);
+    }
+    return;
+  }
   create_parent_dirs(path, "result file");
   // Invalid UTF-8 (an ignored property's value, a file name) becomes U+FFFD:
   // a record is always valid JSON, and never lost at the end of a run.
@@ -232,11 +253,44 @@ void append_record(const std::string& path, const nlohmann::json& record) {
   }
 }
 
-void print_table_header(std::FILE* out) {
-  fmt::print(out, "{:<14} {:<14} {:<18} {:>3} {:>4} {:>10} {:>8} {:>7} {:>8} {:>8} {:>9}\n", "ds",
-             "mode", "workload", "thr", "rep", "Kops/s", "load s", "found%", "lines/op", "txB/op",
-             "allocs/op");
+const char* table_columns_help() {
+  return R"(Table columns (stdout; stderr with --out -), one row per repetition:
+  ds, mode, workload  structure, persistence mode, last workload file
+  thr                 worker threads
+  rep                 repetition: 0, 1, ...; w0, w1, ... for --warmup ones; 'all' for the
+                      aggregate row of --repeat N > 1 (mean, then median, min, max, 95% CI, cv)
+  Kops/s              thousands of operations per second in the timed phase (ops_per_sec)
+  load s              seconds the untimed load of recordcount records took (load_seconds)
+  lines/op            cache lines flushed per operation (flushed_lines_per_op)
+  txB/op              bytes added to transactions per operation (tx_bytes_per_op)
+  allocs/op           allocations per operation (allocs_per_op)
+  found%              per operation type run, the percentage that found its key
+                      (<op>_found / <op>_ops); for insert: the key was already there)";
 }
+
+void print_table_header(std::FILE* out) {
+  fmt::print(out, "{:<14} {:<14} {:<18} {:>3} {:>4} {:>10} {:>8} {:>8} {:>8} {:>9}  {}\n", "ds",
+             "mode", "workload", "thr", "rep", "Kops/s", "load s", "lines/op", "txB/op",
+             "allocs/op", "found%");
+}
+
+namespace {
+
+// "update 100.0 insert 0.0": the found fraction of each operation type run.
+std::string found_text(const nlohmann::json& metrics) {
+  std::string text;
+  for (int t = 0; t < kOpTypes; ++t) {
+    const std::string name(op_name(static_cast<OpType>(t)));
+    const uint64_t ops = metrics[name + "_ops"];
+    if (ops == 0) continue;
+    const uint64_t found = metrics[name + "_found"];
+    text += fmt::format("{}{} {:.1f}", text.empty() ? "" : " ", name,
+                        100.0 * static_cast<double>(found) / static_cast<double>(ops));
+  }
+  return text.empty() ? "-" : text;
+}
+
+}  // namespace
 
 void print_table_row(std::FILE* out, const nlohmann::json& rec) {
   const auto& c = rec["config"];
@@ -253,17 +307,12 @@ void print_table_row(std::FILE* out, const nlohmann::json& rec) {
     std::fflush(out);
     return;
   }
-  uint64_t found = 0;
-  for (int t = 0; t < kOpTypes; ++t)
-    found += m[std::string(op_name(static_cast<OpType>(t))) + "_found"].get<uint64_t>();
-  const uint64_t ops = m["ops"];
   const std::string rep =
       fmt::format("{}{}", rec.contains("warmup") ? "w" : "", c["repetition"].get<int>());
-  fmt::print(out, "{} {:>4} {:>10} {:>8.2f} {:>7} {:>8} {:>8} {:>9}\n", head, rep,
+  fmt::print(out, "{} {:>4} {:>10} {:>8.2f} {:>8} {:>8} {:>9}  {}\n", head, rep,
              cell(m["ops_per_sec"], "{:.1f}", 1e-3), m["load_seconds"].get<double>(),
-             cell(ratio(100.0 * static_cast<double>(found), static_cast<double>(ops)), "{:.1f}"),
              cell(m["flushed_lines_per_op"], "{:.2f}"), cell(m["tx_bytes_per_op"], "{:.1f}"),
-             cell(m["allocs_per_op"], "{:.2f}"));
+             cell(m["allocs_per_op"], "{:.2f}"), found_text(m));
   // Sampled latencies, beside the clock cost every sample includes.
   std::string lat;
   for (int t = 0; t < kOpTypes; ++t) {

@@ -5,8 +5,10 @@
 // on a discarded warm-up repetition and "aggregate": true on the summary of a
 // configuration's repetitions. Metric names carry their units; per-op costs
 // divide the timed phase's counters by its operations; latency metrics
-// (latency_<op>_{mean,p50,p90,p99,p999,p9999,max}_ns) appear for sampled op types.
-// docs/metrics.md defines every field.
+// (latency_<op>_{mean,p50,p90,p99,p999,p9999,max}_ns) appear for sampled op types,
+// and under a target rate intended_latency_<op>_* too (from each sample's due
+// time: what a client that wanted that rate waited). docs/metrics.md defines
+// every field.
 //
 // What was not observed is null, never 0: a per-op figure of a phase without
 // operations, a rate without time, and a cost counter in a mode where it does
@@ -48,8 +50,19 @@ nlohmann::json make_aggregate(const nlohmann::json& context, nlohmann::json conf
                               std::span<const double> ops_per_sec);
 
 // Appends one line, written with a single write() so a record is whole or absent.
+// The path "-" (kStdoutPath) is standard output.
+inline constexpr const char* kStdoutPath = "-";
 void append_record(const std::string& path, const nlohmann::json& record);
 
+// Where the human-readable table goes: stdout, unless the records do.
+inline std::FILE* table_stream(const std::string& out) {
+  return out == kStdoutPath ? stderr : stdout;
+}
+// "appended to <path>" or "written to stdout", for the closing message.
+std::string records_destination(const std::string& out);
+
+// What each column of the table means (`pmemids run --help`).
+const char* table_columns_help();
 void print_table_header(std::FILE* out);
 void print_table_row(std::FILE* out, const nlohmann::json& record);
 

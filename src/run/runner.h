@@ -19,7 +19,9 @@
 // A cyclic run (--duration) sizes every instance for the replay cycles its
 // budget allows (run/replay.h).
 //
-// Only the workers' drive loops sit between their two clock reads.
+// Only the workers' drive loops sit between their two clock reads. With a
+// target rate (timing.target) the workers run drive_paced instead of drive,
+// and sampled operations are also timed from their due time (intended_latency).
 #pragma once
 
 #include <algorithm>
@@ -100,6 +102,7 @@ struct RepResult {
   uint64_t pool_bytes = 0;      // all instances
   std::vector<ThreadResult> threads;
   LatencySet latency;
+  LatencySet intended_latency;   // under a target: from each sample's due time
   std::vector<double> timeline;  // ops/s per timeline interval
 };
 
@@ -179,6 +182,7 @@ struct WorkerOut {
   OpTally tally;
   CostCounters costs;
   LatencySet latency;
+  LatencySet intended;  // drive_paced only
   DriveEnd end;
 
   // A read copies one value; a scan every value it visits.
@@ -203,7 +207,13 @@ template <class DS, class Lock>
                       .scratch = out.scratch.data(),
                       .max_cycles = out.max_cycles};
   const CostCounters before = tl_costs;
-  out.end = drive(ds, lock, in, out.buf.data(), req.spec->fieldlength, ctl, out.tally, out.latency);
+  if (ctl.pace_ns > 0) {
+    out.end = drive_paced(ds, lock, in, out.buf.data(), req.spec->fieldlength, ctl, out.tally,
+                          out.latency, out.intended);
+  } else {
+    out.end =
+        drive(ds, lock, in, out.buf.data(), req.spec->fieldlength, ctl, out.tally, out.latency);
+  }
   out.costs = tl_costs;
   out.costs -= before;
 }
@@ -255,7 +265,10 @@ inline void add_workers(RepResult& r, const RunRequest& req, const CrewRun& crew
     r.usage += crew.thread_usage[t];
     r.cycles = std::max(r.cycles, outs[t].end.cycles);
     r.cycles_exhausted |= outs[t].end.budget_exhausted;
-    for (int k = 0; k < kOpTypes; ++k) r.latency[k].merge(outs[t].latency[k]);
+    for (int k = 0; k < kOpTypes; ++k) {
+      r.latency[k].merge(outs[t].latency[k]);
+      r.intended_latency[k].merge(outs[t].intended[k]);
+    }
     const ThreadResult tr{.ops = outs[t].tally.total(),
                           .seconds = crew.thread_seconds[t],
                           .cycles = outs[t].end.cycles,
@@ -268,6 +281,20 @@ inline void add_workers(RepResult& r, const RunRequest& req, const CrewRun& crew
   r.ops_per_sec = r.seconds > 0 ? static_cast<double>(r.tally.total()) / r.seconds : 0.0;
 }
 
+// The crew's timing, with a LiveLatency per worker when status lines are on
+// and latencies are sampled (`live` owns them for the repetition).
+inline CrewTiming crew_timing(const RunRequest& req,
+                              std::vector<std::unique_ptr<LiveLatency>>& live) {
+  CrewTiming timing = req.timing;
+  bool sampled = false;
+  for (const Feed& f : req.feeds) sampled = sampled || !f.samples.empty();
+  if (timing.status_interval > 0 && sampled) {
+    for (int t = 0; t < req.threads; ++t) live.push_back(std::make_unique<LiveLatency>(kOpTypes));
+    timing.live = &live;
+  }
+  return timing;
+}
+
 }  // namespace detail
 
 // single and parallel: an instance per worker, no lock.
@@ -277,8 +304,9 @@ RepResult run_instances(const RunRequest& req) {
   const bool parallel = req.thread_mode == ThreadMode::kParallel;
   std::vector<detail::Instance<DS, B>> inst(static_cast<size_t>(n));
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
+  std::vector<std::unique_ptr<LiveLatency>> live;
   const CrewRun crew = run_crew(
-      n, req.placement, req.timing,
+      n, req.placement, detail::crew_timing(req, live),
       [&](int t) {
         const Feed& f = req.feeds[t];
         outs[t].prepare(req, f);
@@ -304,8 +332,9 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, uint6
                      Lock& lock) {
   const int n = req.threads;
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
+  std::vector<std::unique_ptr<LiveLatency>> live;
   const CrewRun crew = run_crew(
-      n, req.placement, req.timing,
+      n, req.placement, detail::crew_timing(req, live),
       [&](int t) {
         outs[t].prepare(req, req.feeds[t]);
         outs[t].max_cycles = cycles;

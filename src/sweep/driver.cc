@@ -27,10 +27,11 @@ namespace pmemids::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+// The thread count a configuration runs with, as the ETA groups durations.
+std::string threads_of(const Configuration& c) {
+  const Value* v = c.option("threads");
+  return v != nullptr ? value_text(*v) : "1";
 }
 
 // Holds the output open and locked for the sweep's lifetime.
@@ -183,6 +184,35 @@ std::string temp_path(const std::string& out, const std::string& id) {
   return (p.parent_path() / fmt::format(".{}.{}.tmp", p.filename().string(), id)).string();
 }
 
+double DriverOptions::steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string format_rate(double ops_per_sec) {
+  if (ops_per_sec >= 1e6) return fmt::format("{:.2f} Mops/s", ops_per_sec / 1e6);
+  if (ops_per_sec >= 1e3) return fmt::format("{:.1f} Kops/s", ops_per_sec / 1e3);
+  return fmt::format("{:.0f} ops/s", ops_per_sec);
+}
+
+void Eta::add(const std::string& threads, double seconds) {
+  auto& [sum, n] = by_threads_[threads];
+  sum += seconds;
+  ++n;
+  sum_ += seconds;
+  ++count_;
+}
+
+double Eta::left(const std::vector<std::string>& threads) const {
+  if (count_ == 0) return 0;
+  double total = 0;
+  for (const auto& t : threads) {
+    const auto it = by_threads_.find(t);
+    total += it != by_threads_.end() ? it->second.first / static_cast<double>(it->second.second)
+                                     : sum_ / static_cast<double>(count_);
+  }
+  return total;
+}
+
 std::string format_duration(double seconds) {
   if (seconds < 10) return fmt::format("{:.1f}s", seconds);
   const auto s = static_cast<int64_t>(std::lround(seconds));
@@ -237,8 +267,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
   fmt::print(log, "{}\n", total == configs.size() ? "" : fmt::format(" ({} runs)", todo));
   std::fflush(log);
 
-  const auto t_start = Clock::now();
-  double run_seconds = 0;
+  const double t_start = options.now();
+  Eta eta;
   size_t ran = 0, ok = 0, skipped = 0, failed = 0;
   std::set<std::string> warned;
   bool stopped = false;
@@ -258,11 +288,11 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
       throw RuntimeError(fmt::format("cannot create pool directory '{}': {}", pools,
                                      ec ? ec.message() : "it exists"));
     }
-    const auto t0 = Clock::now();
+    const double t0 = options.now();
     std::vector<std::string> args = run_args(*c, spec, pools);
     if (u.repetition >= 0) args = one_repetition(std::move(args));
     Outcome o = runner(*c, args, temp);
-    const double secs = since(t0);
+    const double secs = options.now() - t0;
     if (!keeps_pool(*c) || o.status != Status::kOk) fs::remove_all(pools, ec);
     if (o.status == Status::kInterrupted) {
       fs::remove(temp, ec);
@@ -281,9 +311,12 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     SweepInfo info{spec.file,      spec.scale,   c->id,        c->index,
                    configs.size(), u.repetition, u.repetitions};
     std::string data;
+    std::string rate;  // " 245.1 Kops/s": this run's throughput, when it ran
     if (o.status == Status::kOk) {
       try {
-        std::vector<nlohmann::json> records = parse_run_output(read_file(temp));
+        const std::string output = read_file(temp);
+        std::vector<nlohmann::json> records = parse_run_output(output);
+        if (const auto r = run_ops_per_sec(output)) rate = " " + format_rate(*r);
         if (u.repetition >= 0) {
           auto& reps = recorded.ok_repetitions[c->id];
           for (const auto& r : records) {
@@ -299,6 +332,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
       } catch (const std::exception& e) {
         o.status = Status::kFailed;
         o.reason = e.what();
+        rate.clear();
         if (u.repetition >= 0) recorded.ok_repetitions[c->id].erase(u.repetition);
       }
     }
@@ -327,16 +361,18 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     out.append(data);
     ++ran;
     ran_unit[i] = true;
-    run_seconds += secs;
     done = count_done();
-    const size_t left = total - done;
-    const std::string eta =
-        format_duration(run_seconds / static_cast<double>(ran) * static_cast<double>(left));
+    eta.add(threads_of(*c), secs);
+    std::vector<std::string> left;
+    for (size_t k = i + 1; k < units.size(); ++k) {
+      if (!unit_recorded(units[k])) left.push_back(threads_of(*units[k].c));
+    }
     const std::string rep = u.repetition >= 0
                                 ? fmt::format(" rep {}/{}", u.repetition + 1, u.repetitions)
                                 : std::string();
-    fmt::print(log, "[{}/{}] {}{} {} {} elapsed {} ETA {}\n", done, total, short_text(*c), rep,
-               status, format_duration(secs), format_duration(since(t_start)), eta);
+    fmt::print(log, "[{}/{}] {}{} {} {}{} elapsed {} ETA {}\n", done, total, short_text(*c), rep,
+               status, format_duration(secs), rate, format_duration(options.now() - t_start),
+               format_duration(eta.left(left)));
     std::fflush(log);
   }
   size_t configs_done = 0;
@@ -354,7 +390,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
   }
   fmt::print(log,
              "pmemids: sweep done in {}: {} ok, {} skipped, {} failed in this run; records in {}\n",
-             format_duration(since(t_start)), ok, skipped, failed, options.out);
+             format_duration(options.now() - t_start), ok, skipped, failed, options.out);
   return failed > 0 ? 1 : 0;
 }
 

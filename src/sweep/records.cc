@@ -28,24 +28,56 @@ nlohmann::json sweep_json(const SweepInfo& info, size_t record, size_t records) 
   return s;
 }
 
-}  // namespace
-
-std::vector<nlohmann::json> parse_run_output(const std::string& run_output) {
+// Every non-blank line of a run's output as a JSON object; a line that is not
+// one is passed to bad(line).
+template <class Bad>
+std::vector<nlohmann::json> json_lines(const std::string& text, Bad&& bad) {
   std::vector<nlohmann::json> records;
   size_t start = 0;
-  while (start < run_output.size()) {
-    size_t nl = run_output.find('\n', start);
-    if (nl == std::string::npos) nl = run_output.size();
-    const std::string line = run_output.substr(start, nl - start);
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(start, nl - start);
     start = nl + 1;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     nlohmann::json rec = nlohmann::json::parse(line, nullptr, false);
-    if (!rec.is_object()) {
-      throw std::runtime_error(
-          fmt::format("the run wrote a line that is not a JSON object: {:.80}", line));
+    if (rec.is_object()) {
+      records.push_back(std::move(rec));
+    } else {
+      bad(line);
     }
-    records.push_back(std::move(rec));
   }
+  return records;
+}
+
+}  // namespace
+
+std::optional<double> run_ops_per_sec(const std::string& run_output) {
+  double sum = 0;
+  size_t n = 0;
+  for (const auto& r : json_lines(run_output, [](const std::string&) {})) {
+    const auto m = r.find("metrics");
+    if (m == r.end() || !m->is_object()) continue;
+    if (r.value("aggregate", false)) {
+      if (const auto mean = m->find("ops_per_sec_mean"); mean != m->end() && mean->is_number()) {
+        return mean->get<double>();
+      }
+    } else if (!r.value("warmup", false)) {
+      if (const auto v = m->find("ops_per_sec"); v != m->end() && v->is_number()) {
+        sum += v->get<double>();
+        ++n;
+      }
+    }
+  }
+  if (n == 0) return std::nullopt;
+  return sum / static_cast<double>(n);
+}
+
+std::vector<nlohmann::json> parse_run_output(const std::string& run_output) {
+  std::vector<nlohmann::json> records = json_lines(run_output, [](const std::string& line) {
+    throw std::runtime_error(
+        fmt::format("the run wrote a line that is not a JSON object: {:.80}", line));
+  });
   if (records.empty()) throw std::runtime_error("the run exited 0 but wrote no record");
   return records;
 }

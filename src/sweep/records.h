@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,11 @@ nlohmann::json aggregate_of(const std::map<int, nlohmann::json>& repetitions);
 // in run records; a micro sweep's configurations also carry "kind": "micro" and
 // "bench", as micro records do.
 nlohmann::json config_json(const Configuration& c, const SweepSpec& spec);
+
+// The throughput a run's output reports: its aggregate record's
+// metrics.ops_per_sec_mean, else the mean metrics.ops_per_sec of its records
+// that are not warm-ups; nullopt when none has it.
+std::optional<double> run_ops_per_sec(const std::string& run_output);
 
 // One line (ending in '\n') for a configuration that did not run to the end:
 // kind is "skipped" or "failed"; `extra` is merged in (exit_code, signal).

@@ -28,7 +28,7 @@ READ = WORKLOADS / "pmemids-read"
 SHIPPED = {
     "fig3-single-thread.toml": {"default": 56, "quick": 56, "paper": 56},
     "fig5-btree-embedded.toml": {"default": 16, "quick": 16, "paper": 16},
-    "fig6-parallel.toml": {"default": 112, "quick": 112, "paper": 280},
+    "fig6-parallel.toml": {"default": 224, "quick": 112, "paper": 280},
     "fig7-concurrent.toml": {"default": 56, "quick": 56, "paper": 56},
     "fig8-locks.toml": {"default": 8, "quick": 8, "paper": 20},
     "fig9-numa.toml": {"default": 112, "quick": 112, "paper": 112},

@@ -80,7 +80,7 @@ def test_single_thread_records_no_lock(pmemids):
     (["--mode", "pmem-persist", "--thread-mode", "concurrent", "--lock", "spinlock"],
      ["unknown lock 'spinlock'", "rwlock-pmemobj"]),
     (["--mode", "pmem-persist", "--lock", "pmemobj"], ["--thread-mode concurrent only"]),
-    (["--mode", "dram", "--threads", "2"], ["--threads 2 needs --thread-mode"]),
+    (["--mode", "dram", "--thread-mode", "single", "--threads", "2"], ["--threads 2 needs --thread-mode"]),
     (["--mode", "dram", "--thread-mode", "bogus"], ["--thread-mode"]),
     (["--mode", "dram", "--pin", "everywhere"], ["--pin"]),
 ])

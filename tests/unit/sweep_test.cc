@@ -715,6 +715,127 @@ TEST(SweepDriver, RecordsEveryConfigurationWholeWithSweepIds) {
   EXPECT_EQ(f.records().size(), 8u);
 }
 
+// The ETA sums, over the configurations left, the mean duration measured for
+// their thread count (the mean of all for a count not run yet); each line shows
+// the configuration's throughput. Durations come from a fake clock the fake
+// run advances: 2 s per 1-thread configuration, 16 s per 8-thread one.
+TEST(SweepDriver, ProgressShowsThroughputAndAnEtaFromMeasuredDurations) {
+  DriverFixture f(R"(
+ds = "btree"
+mode = "dram"
+thread-mode = "parallel"
+[matrix]
+threads = [1, 8]
+[properties]
+recordcount = [100, 200, 300]
+)");
+  double clock = 1000;
+  auto runner = [&](const Configuration& c, const std::vector<std::string>&,
+                    const std::string& temp) {
+    const bool eight = value_text(*c.option("threads")) == "8";
+    clock += eight ? 16 : 2;
+    std::ofstream out(temp);
+    for (double ops : {1000.0, 2000.0}) {
+      out << nlohmann::json{{"schema_version", 1},
+                            {"metrics", {{"ops_per_sec", ops * (eight ? 8 : 1)}}}}
+                 .dump()
+          << "\n";
+    }
+    out << nlohmann::json{{"schema_version", 1},
+                          {"warmup", true},
+                          {"metrics", {{"ops_per_sec", 1}}}}
+               .dump()
+        << "\n";
+    return Outcome{Status::kOk, "", 0, 0, ""};
+  };
+  std::FILE* progress = std::fopen(f.progress_path.c_str(), "a");
+  DriverOptions o = f.options(progress);
+  o.now = [&] { return clock; };
+  EXPECT_EQ(run_sweep(f.spec, f.configs, runner, o), 0);
+  std::fclose(progress);
+  std::vector<std::string> lines;
+  for (const auto& l : lines_of(slurp(f.progress_path))) {
+    if (l.starts_with("[")) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 6u) << slurp(f.progress_path);
+  // 1 thread: 2 s each. Left after the first: two more (2 s each) and three
+  // 8-thread ones, not run yet: the mean of all, 2 s each.
+  EXPECT_TRUE(lines[0].ends_with(" ok 2.0s 1.5 Kops/s elapsed 2.0s ETA 10s")) << lines[0];
+  EXPECT_TRUE(lines[1].ends_with(" ok 2.0s 1.5 Kops/s elapsed 4.0s ETA 8.0s")) << lines[1];
+  EXPECT_TRUE(lines[2].ends_with(" ok 2.0s 1.5 Kops/s elapsed 6.0s ETA 6.0s")) << lines[2];
+  // The first 8-thread one took 16 s: the two left are estimated at 16 s each.
+  EXPECT_TRUE(lines[3].ends_with(" ok 16s 12.0 Kops/s elapsed 22s ETA 32s")) << lines[3];
+  EXPECT_TRUE(lines[4].ends_with(" ok 16s 12.0 Kops/s elapsed 38s ETA 16s")) << lines[4];
+  EXPECT_TRUE(lines[5].ends_with(" ok 16s 12.0 Kops/s elapsed 54s ETA 0.0s")) << lines[5];
+  EXPECT_NE(slurp(f.progress_path).find("sweep done in 54s"), std::string::npos);
+}
+
+// Interleaved repetitions: the ETA counts runs (one repetition each) and
+// estimates each from the runs of its thread count; a line shows its run's
+// own throughput, not the aggregate the last repetition completes.
+TEST(SweepDriver, InterleavedProgressEstimatesRunsByThreadCount) {
+  DriverFixture f(R"(
+ds = "btree"
+mode = "dram"
+thread-mode = "parallel"
+repeat = 2
+[matrix]
+threads = [1, 8]
+)");
+  double clock = 1000;
+  int run = 0;
+  auto runner = [&](const Configuration& c, const std::vector<std::string>&,
+                    const std::string& temp) {
+    const bool eight = value_text(*c.option("threads")) == "8";
+    clock += eight ? 16 : 2;
+    const double ops = (eight ? 8000.0 : 1000.0) * (run++ < 2 ? 1 : 3);  // round 2: 3x
+    std::ofstream out(temp);
+    out << nlohmann::json{{"schema_version", 1},
+                          {"context", nlohmann::json::object()},
+                          {"config", {{"repetition", 0}, {"repeat", 1}}},
+                          {"metrics", {{"ops_per_sec", ops}}}}
+               .dump()
+        << "\n";
+    return Outcome{Status::kOk, "", 0, 0, ""};
+  };
+  std::FILE* progress = std::fopen(f.progress_path.c_str(), "a");
+  DriverOptions o = f.options(progress);
+  o.interleave = true;
+  o.now = [&] { return clock; };
+  EXPECT_EQ(run_sweep(f.spec, f.configs, runner, o), 0);
+  std::fclose(progress);
+  std::vector<std::string> lines;
+  for (const auto& l : lines_of(slurp(f.progress_path))) {
+    if (l.starts_with("[")) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 4u) << slurp(f.progress_path);
+  // Rounds: 1 thread rep 1, 8 threads rep 1, 1 thread rep 2, 8 threads rep 2.
+  EXPECT_TRUE(lines[0].starts_with("[1/4] threads=1 rep 1/2 ")) << lines[0];
+  EXPECT_TRUE(lines[1].starts_with("[2/4] threads=8 rep 1/2 ")) << lines[1];
+  // Left after the first: three runs, the 8-thread ones not run yet (the mean of all: 2 s).
+  EXPECT_TRUE(lines[0].ends_with(" ok 2.0s 1.0 Kops/s elapsed 2.0s ETA 6.0s")) << lines[0];
+  EXPECT_TRUE(lines[1].ends_with(" ok 16s 8.0 Kops/s elapsed 18s ETA 18s")) << lines[1];
+  EXPECT_TRUE(lines[2].ends_with(" ok 2.0s 3.0 Kops/s elapsed 20s ETA 16s")) << lines[2];
+  EXPECT_TRUE(lines[3].ends_with(" ok 16s 24.0 Kops/s elapsed 36s ETA 0.0s")) << lines[3];
+  size_t aggregates = 0;
+  for (const auto& r : f.records()) aggregates += r.contains("aggregate") ? 1 : 0;
+  EXPECT_EQ(aggregates, 2u);
+}
+
+TEST(SweepDriver, RateOfARunPrefersItsAggregate) {
+  EXPECT_EQ(run_ops_per_sec(""), std::nullopt);
+  EXPECT_EQ(run_ops_per_sec("{\"metrics\":{\"ops\":1}}\n"), std::nullopt);
+  EXPECT_EQ(
+      run_ops_per_sec("{\"metrics\":{\"ops_per_sec\":3}}\n{\"metrics\":{\"ops_per_sec\":5}}\n"),
+      4.0);
+  EXPECT_EQ(run_ops_per_sec("{\"metrics\":{\"ops_per_sec\":3}}\n{\"aggregate\":true,"
+                            "\"metrics\":{\"ops_per_sec_mean\":7}}\n"),
+            7.0);
+  EXPECT_EQ(format_rate(850), "850 ops/s");
+  EXPECT_EQ(format_rate(12345), "12.3 Kops/s");
+  EXPECT_EQ(format_rate(4.561e6), "4.56 Mops/s");
+}
+
 TEST(SweepDriver, ResumesAfterACrashWithoutLossOrRepeats) {
   DriverFixture f(kFourDram);
   FakeRun first;
