@@ -22,8 +22,10 @@
 #include <libpmemobj.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <unordered_set>
 #include <vector>
 
@@ -117,23 +119,28 @@ class ObjBackendBase {
   // Allocation flags that make objects of `bytes` start on a cache line, so a
   // node's fields cover the fewest lines (libpmemobj's default classes place
   // data 16 bytes into a line). Small sizes get a dedicated allocation class,
-  // registered on first use; large ones keep libpmemobj's default.
+  // registered on first use; large ones keep libpmemobj's default. Safe for
+  // concurrent callers: a registered class is one acquire load; registration
+  // takes a mutex (once per unit size).
   uint64_t alloc_flags(size_t bytes) {
     if (bytes > kMaxClassedBytes) return 0;
-    const size_t unit = (bytes + kCompactHeader + kCacheLine - 1) / kCacheLine * kCacheLine;
-    for (const auto& c : classes_) {
-      if (c.unit == unit) return c.flags;
-    }
+    const size_t units = (bytes + kCompactHeader + kCacheLine - 1) / kCacheLine;
+    std::atomic<uint64_t>& slot = class_ids_[units];
+    if (const uint64_t c = slot.load(std::memory_order_acquire); c != 0)
+      return POBJ_CLASS_ID(c - 1);
+    const std::lock_guard guard(class_mu_);
+    if (const uint64_t c = slot.load(std::memory_order_relaxed); c != 0)
+      return POBJ_CLASS_ID(c - 1);
     pobj_alloc_class_desc d{};
-    d.unit_size = unit;
+    d.unit_size = units * kCacheLine;
     d.alignment = kCacheLine;
     d.units_per_block = std::max<unsigned>(1, (256 << 10) / d.unit_size);
     d.header_type = POBJ_HEADER_COMPACT;
     if (pmemobj_ctl_set(pop(), "heap.alloc_class.new.desc", &d) != 0) {
       throw RuntimeError(fmt::format("cannot register allocation class: {}", pmemobj_errormsg()));
     }
-    classes_.push_back({unit, POBJ_CLASS_ID(d.class_id)});
-    return classes_.back().flags;
+    slot.store(uint64_t{d.class_id} + 1, std::memory_order_release);
+    return POBJ_CLASS_ID(d.class_id);
   }
 
   void persist(const void* p, size_t n) {
@@ -149,10 +156,7 @@ class ObjBackendBase {
  private:
   static constexpr size_t kMaxClassedBytes = 4096;
   static constexpr size_t kCompactHeader = 16;
-  struct SizeClass {
-    size_t unit;  // bytes per allocation unit, header included
-    uint64_t flags;
-  };
+  static constexpr size_t kMaxUnits = (kMaxClassedBytes + kCompactHeader) / kCacheLine + 1;
   ObjPool pool_;
   char* root_base_ = nullptr;
 
@@ -160,7 +164,10 @@ class ObjBackendBase {
   uint64_t repaired_ = 0;
 
  private:
-  std::vector<SizeClass> classes_;  // a few entries: one per unit size in use
+  // Per unit count (cache lines per allocation, header included): its
+  // registered class id + 1, 0 until registered.
+  std::array<std::atomic<uint64_t>, kMaxUnits + 1> class_ids_{};
+  std::mutex class_mu_;
 };
 
 // The hook policy of the durable backends. NoShadow is the benchmarked one:
@@ -174,7 +181,13 @@ class ObjBackendBase {
 //   keep_persist(seal) whether to issue the next persist (planted faults only);
 //   persisted(p, n)    the lines of [p, p + n) were flushed and fenced;
 //   tx_end()           the outermost transaction committed or aborted;
-//   crash_point()      a moment a power failure may hit.
+//   crash_point()      a moment a power failure may hit;
+//   flushed(p, n)      the calling thread wrote back the lines of [p, p + n),
+//                      durable at its next fence;
+//   fenced()           the calling thread's fence: its flushed lines are durable;
+//   sync_point()       a moment another thread may run (the crash checker's
+//                      cooperative threads switch here: every primitive of a
+//                      concurrent structure and every spin-wait iteration).
 struct NoShadow {
   static constexpr bool kActive = false;
   void stored(const void*, size_t) {}
@@ -184,14 +197,129 @@ struct NoShadow {
   void persisted(const void*, size_t) {}
   void tx_end() {}
   void crash_point() {}
+  void flushed(const void*, size_t) {}
+  void fenced() {}
+  void sync_point() {}
+};
+
+// What the durable backends share beyond the pool: the hook, the primitives
+// of concurrent structures and the explicit transaction scope (backend.h).
+// Every primitive is a sync point and (when it changes or orders persistent
+// state) a crash point, so the checker sees each one.
+template <class Hook>
+class ObjSyncBase : public ObjBackendBase {
+ public:
+  using hook_type = Hook;
+  using ObjBackendBase::ObjBackendBase;
+  Hook& hook() { return hook_; }
+
+  uint64_t load(const uint64_t& w) {
+    hook_.sync_point();
+    return __atomic_load_n(&w, __ATOMIC_ACQUIRE);
+  }
+  void atomic_store(uint64_t& w, uint64_t v) {
+    change(&w);
+    __atomic_store_n(&w, v, __ATOMIC_RELEASE);
+  }
+  bool cas(uint64_t& w, uint64_t& expected, uint64_t desired) {
+    change(&w);
+    return __atomic_compare_exchange_n(&w, &expected, desired, false, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_ACQUIRE);
+  }
+  uint64_t fetch_add(uint64_t& w, uint64_t d) {
+    change(&w);
+    return __atomic_fetch_add(&w, d, __ATOMIC_SEQ_CST);
+  }
+  // A plain store of n bytes the structure will flush itself (slot payloads,
+  // fresh nodes): recorded for the checker, not ordered, not durable.
+  void put(void* dst, const void* src, size_t n) {
+    hook_.sync_point();
+    hook_.crash_point();
+    hook_.stored(dst, n);
+    std::memcpy(dst, src, n);
+  }
+  void flush(const void* p, size_t n) {
+    hook_.sync_point();
+    hook_.crash_point();
+    tl_costs.flushed_lines += lines_covered(p, n);
+    pmemobj_flush(pop(), p, n);
+    hook_.flushed(p, n);
+  }
+  void drain() {
+    hook_.sync_point();
+    hook_.crash_point();
+    ++tl_costs.persists;
+    pmemobj_drain(pop());
+    hook_.fenced();
+  }
+  void persist(const void* p, size_t n) {
+    flush(p, n);
+    drain();
+  }
+  void relax() {
+    hook_.sync_point();
+    __builtin_ia32_pause();
+  }
+
+  // Runs f in a libpmemobj transaction whatever the mode (nested calls join
+  // the outer one): for designs whose algorithm is transactional. An exception
+  // from f aborts it, rolling the pool back, and propagates.
+  template <class F>
+  void durable_tx(F&& f) {
+    const bool outer = pmemobj_tx_stage() == TX_STAGE_NONE;
+    if (outer) ++tl_costs.tx;
+    if (pmemobj_tx_begin(pop(), nullptr, TX_PARAM_NONE) != 0) {
+      throw RuntimeError(fmt::format("pmemobj_tx_begin: {}", pmemobj_errormsg()));
+    }
+    try {
+      f();
+    } catch (...) {
+      if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_abort(ECANCELED);
+      pmemobj_tx_end();
+      if (outer) hook_.tx_end();
+      throw;
+    }
+    if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_commit();
+    const int err = pmemobj_tx_end();
+    if (outer) {
+      hook_.tx_end();
+      hook_.crash_point();
+    }
+    if (err != 0) throw RuntimeError(fmt::format("transaction aborted: {}", pmemobj_errormsg()));
+  }
+  // Inside durable_tx: logs [p, p + n) before it changes (a planted fault may
+  // skip it), so an interrupted transaction restores it.
+  void tx_snapshot(void* p, size_t n) {
+    if (!hook_.keep_persist(false)) {
+      hook_.stored(p, n);
+      return;
+    }
+    tl_costs.tx_bytes += n;
+    if (pmemobj_tx_add_range_direct(p, n) != 0) fail("pmemobj_tx_add_range_direct", n);
+    hook_.logged(p, n);
+  }
+
+ protected:
+  void change(const void* w) {
+    hook_.sync_point();
+    hook_.crash_point();
+    hook_.stored(w, sizeof(uint64_t));
+  }
+  [[no_unique_address]] Hook hook_;
 };
 
 template <class Hook>
-class PersistBackendT : public ObjBackendBase {
+class PersistBackendT : public ObjSyncBase<Hook> {
+  using ObjSyncBase<Hook>::hook_;
+  using ObjSyncBase<Hook>::alloc_flags;
+  using ObjSyncBase<Hook>::fail;
+
  public:
   static constexpr Mode kMode = Mode::kPersist;
-  using ObjBackendBase::ObjBackendBase;
-  Hook& hook() { return hook_; }
+  using ObjSyncBase<Hook>::ObjSyncBase;
+  using ObjSyncBase<Hook>::pop;
+  template <class T>
+  using Ptr = ObjPtr<T>;
 
   template <class T>
   Ptr<T> alloc(size_t bytes, unsigned type) {
@@ -273,11 +401,12 @@ class PersistBackendT : public ObjBackendBase {
   template <class Each>
   uint64_t free_unreachable(Each&& each_reachable) {
     uint64_t n = 0;
-    for (PMEMoid oid : unreachable(each_reachable)) {
+    for (PMEMoid oid : this->unreachable(each_reachable)) {
+      hook_.crash_point();
       pmemobj_free(&oid);
       ++n;
     }
-    repaired_ += n;
+    this->repaired_ += n;
     return n;
   }
 
@@ -286,19 +415,25 @@ class PersistBackendT : public ObjBackendBase {
   void flush(const void* p, size_t n, bool seal) {
     hook_.crash_point();
     if (!hook_.keep_persist(seal)) return;
-    persist(p, n);
+    ObjBackendBase::persist(p, n);
     hook_.persisted(p, n);
   }
-  [[no_unique_address]] Hook hook_;
 };
 using PersistBackend = PersistBackendT<NoShadow>;
 
 template <class Hook>
-class TransBackendT : public ObjBackendBase {
+class TransBackendT : public ObjSyncBase<Hook> {
+  using ObjSyncBase<Hook>::hook_;
+  using ObjSyncBase<Hook>::alloc_flags;
+  using ObjSyncBase<Hook>::fail;
+  using ObjSyncBase<Hook>::tx_snapshot;
+
  public:
   static constexpr Mode kMode = Mode::kTrans;
-  using ObjBackendBase::ObjBackendBase;
-  Hook& hook() { return hook_; }
+  using ObjSyncBase<Hook>::ObjSyncBase;
+  using ObjSyncBase<Hook>::pop;
+  template <class T>
+  using Ptr = ObjPtr<T>;
 
   template <class T>
   Ptr<T> alloc(size_t bytes, unsigned type) {
@@ -327,40 +462,21 @@ class TransBackendT : public ObjBackendBase {
   // f aborts the transaction, rolling the pool back, and propagates.
   template <class F>
   void tx(F&& f) {
-    const bool outer = pmemobj_tx_stage() == TX_STAGE_NONE;
-    if (outer) ++tl_costs.tx;
-    if (pmemobj_tx_begin(pop(), nullptr, TX_PARAM_NONE) != 0) {
-      throw RuntimeError(fmt::format("pmemobj_tx_begin: {}", pmemobj_errormsg()));
-    }
-    try {
-      f();
-    } catch (...) {
-      if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_abort(ECANCELED);
-      pmemobj_tx_end();
-      if (outer) hook_.tx_end();
-      throw;
-    }
-    if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_commit();
-    const int err = pmemobj_tx_end();
-    if (outer) {
-      hook_.tx_end();
-      hook_.crash_point();
-    }
-    if (err != 0) throw RuntimeError(fmt::format("transaction aborted: {}", pmemobj_errormsg()));
+    this->durable_tx(f);
   }
   void write(void* dst, const void* src, size_t n) {
-    snapshot(dst, n);
+    tx_snapshot(dst, n);
     std::memcpy(dst, src, n);
     hook_.crash_point();
   }
   void move(void* dst, const void* src, size_t n) {
-    snapshot(dst, n);
+    tx_snapshot(dst, n);
     std::memmove(dst, src, n);
     hook_.crash_point();
   }
   template <class T>
   void store(T& dst, const T& v) {
-    snapshot(&dst, sizeof(T));
+    tx_snapshot(&dst, sizeof(T));
     dst = v;
     hook_.crash_point();
   }
@@ -369,23 +485,10 @@ class TransBackendT : public ObjBackendBase {
     hook_.stored(&dst, sizeof dst);
     dst = v;
     hook_.crash_point();
-    persist(&dst, sizeof dst);
+    ObjBackendBase::persist(&dst, sizeof dst);
     hook_.persisted(&dst, sizeof dst);
   }
   void seal(const void*, size_t) {}
-
- private:
-  // Logs the range (a planted fault may skip it), then reports the change.
-  void snapshot(void* p, size_t n) {
-    if (!hook_.keep_persist(false)) {
-      hook_.stored(p, n);
-      return;
-    }
-    tl_costs.tx_bytes += n;
-    if (pmemobj_tx_add_range_direct(p, n) != 0) fail("pmemobj_tx_add_range_direct", n);
-    hook_.logged(p, n);
-  }
-  [[no_unique_address]] Hook hook_;
 };
 using TransBackend = TransBackendT<NoShadow>;
 

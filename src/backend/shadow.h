@@ -36,6 +36,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -79,6 +81,47 @@ class Shadow {
   void crash_point() {
     if (on_point_) on_point_(points_++);
   }
+  // flush + fence split (concurrent structures): a flushed line becomes
+  // durable, as it was when flushed, at the flushing thread's next fence.
+  void flushed(const void* p, size_t n) {
+    if (n == 0) return;
+    std::vector<Flushed>& mine = flushed_[std::this_thread::get_id()];
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    for (uintptr_t l = a / kCacheLine; l <= (a + n - 1) / kCacheLine; ++l) {
+      if (lines_.count(l) == 0) continue;
+      Flushed f{l, {}};
+      std::memcpy(f.bytes, reinterpret_cast<const void*>(l * kCacheLine), kCacheLine);
+      mine.push_back(f);
+    }
+  }
+  void fenced() {
+    auto it = flushed_.find(std::this_thread::get_id());
+    if (it == flushed_.end()) return;
+    for (const Flushed& f : it->second) {
+      auto line = lines_.find(f.line);
+      if (line == lines_.end()) continue;
+      // Bytes stored after the flush stay pending, with the flushed bytes as
+      // what a crash leaves.
+      const auto* cur = reinterpret_cast<const uint8_t*>(f.line * kCacheLine);
+      uint64_t mask = 0;
+      for (uint32_t i = 0; i < kCacheLine; ++i) {
+        if (cur[i] != f.bytes[i]) mask |= uint64_t{1} << i;
+      }
+      if (mask == 0) {
+        lines_.erase(line);
+      } else {
+        line->second.mask = mask;
+        std::memcpy(line->second.old, f.bytes, kCacheLine);
+      }
+    }
+    it->second.clear();
+  }
+  // A sync point: the multi-thread checker's scheduler (crash/turns.h) may
+  // switch threads here.
+  void sync_point() {
+    if (on_sync_) on_sync_();
+  }
+  void on_sync(std::function<void()> f) { on_sync_ = std::move(f); }
 
   // Installs the callback (crash points are counted from the next one) and a
   // planted fault.
@@ -155,8 +198,15 @@ class Shadow {
     }
   }
 
-  std::unordered_map<uintptr_t, Line> lines_;  // line number -> pre-crash bytes
-  std::unordered_set<uintptr_t> tx_lines_;     // lines logged in the running transaction
+  struct Flushed {
+    uintptr_t line;
+    uint8_t bytes[kCacheLine];  // the line as it was written back
+  };
+
+  std::unordered_map<uintptr_t, Line> lines_;                // line number -> pre-crash bytes
+  std::map<std::thread::id, std::vector<Flushed>> flushed_;  // flushed, not yet fenced
+  std::function<void()> on_sync_;
+  std::unordered_set<uintptr_t> tx_lines_;  // lines logged in the running transaction
   std::function<void(uint64_t)> on_point_;
   uint64_t points_ = 0;
   PlantedFault fault_ = PlantedFault::kNone;
@@ -179,6 +229,18 @@ struct PlainOf<ShadowPersistBackend> {
 template <>
 struct PlainOf<ShadowTransBackend> {
   using type = TransBackend;
+};
+
+// The checking backend of a benchmarked durable backend.
+template <class B>
+struct ShadowOf;
+template <>
+struct ShadowOf<PersistBackend> {
+  using type = ShadowPersistBackend;
+};
+template <>
+struct ShadowOf<TransBackend> {
+  using type = ShadowTransBackend;
 };
 
 }  // namespace pmemids

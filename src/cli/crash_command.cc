@@ -4,17 +4,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/lists.h"
-#include "crash/crash_registry.h"
 #include "errors.h"
 #include "run/context.h"
+#include "run/registry.h"
 #include "run/result.h"
 #include "workload/properties.h"
 #include "workload/stream.h"
@@ -25,7 +27,7 @@ namespace {
 struct CrashCliOptions {
   std::string ds;
   bool all = false;
-  std::string mode = "pmem-persist,pmem-trans";
+  std::string mode;  // empty: every durable mode each structure supports
   int64_t points = 100;
   std::string model = "power";
   std::string survive = "none";
@@ -37,22 +39,41 @@ struct CrashCliOptions {
   bool fail_on_violation = false;
   std::vector<std::string> workload_files;
   std::vector<std::string> properties;
+  uint32_t threads = 1;
+  uint32_t recovery_points = 0;
+  bool unsafe = false;
 };
 
-// A small, write-heavy default workload: every kind of change, so a run of a
-// few hundred points finishes in seconds per (structure, mode).
-const char* const kDefaultProperties[] = {
-    "recordcount=100",
-    "operationcount=300",
-    "readproportion=0",
-    "updateproportion=0.3",
-    "insertproportion=0.4",
-    "deleteproportion=0.3",
-    "requestdistribution=uniform",
-};
+// Small, write-heavy default workloads per operation set: every kind of
+// change, so a run of a few hundred points finishes in seconds per
+// (structure, mode). Files and -p overrides apply on top.
+std::vector<std::string> default_properties(OpSet s) {
+  switch (s) {
+    case OpSet::kKv:
+    case OpSet::kOrderedKv:
+      return {"recordcount=100",
+              "operationcount=300",
+              "readproportion=0",
+              "updateproportion=0.3",
+              "insertproportion=0.4",
+              "deleteproportion=0.3",
+              "requestdistribution=uniform"};
+    case OpSet::kSet:
+      return {"operationset=set",   "keyrange=64",          "operationcount=300",
+              "readproportion=0.2", "insertproportion=0.4", "deleteproportion=0.4"};
+    case OpSet::kQueue:
+      return {"operationset=queue", "recordcount=16", "operationcount=300", "pushproportion=0.5",
+              "popproportion=0.5",  "queueslots=64",  "slotsize=128",       "fieldlength=64"};
+    case OpSet::kStack:
+      return {"operationset=stack", "recordcount=16", "operationcount=300", "pushproportion=0.5",
+              "popproportion=0.5"};
+  }
+  return {};
+}
 
 std::vector<Mode> select_modes(const std::string& arg) {
   std::vector<Mode> out;
+  if (arg.empty()) return {Mode::kPersist, Mode::kTrans};
   for (const auto& name : split_list(arg)) {
     if (name == "dram" || name == "pmem-volatile") {
       throw UsageError(fmt::format(
@@ -113,35 +134,88 @@ void print_row(const nlohmann::json& rec) {
 
 void crash(const CrashCliOptions& o) {
   if (o.all == !o.ds.empty()) throw UsageError("pass either --ds NAME[,NAME...] or --all");
+  std::vector<std::string> names;
+  if (!o.all) {
+    names = split_list(o.ds);
+    for (const auto& n : names) {
+      if (find_ds(n).harness) {
+        throw UsageError(
+            fmt::format("{} measures the harness and keeps nothing: nothing to "
+                        "crash-test",
+                        n));
+      }
+    }
+  }
   if (o.points <= 0) {
     throw UsageError(
         fmt::format("--points {}: must be a positive number of crash points", o.points));
   }
-  std::vector<const CrashEntry*> structures;
-  if (o.all) {
-    for (const auto& e : crash_registry()) structures.push_back(&e);
-  } else {
-    for (const auto& name : split_list(o.ds)) structures.push_back(&find_crash_entry(name));
-  }
+  // (structure, mode) pairs: --all and an omitted --mode take the durable
+  // modes each structure supports; a named pair it does not support is exit 2.
   const std::vector<Mode> modes = select_modes(o.mode);
+  std::vector<std::pair<const DsEntry*, Mode>> pairs;
+  for (const auto& e : registry()) {
+    if (e.harness) continue;
+    if (!o.all && std::find(names.begin(), names.end(), e.name) == names.end()) continue;
+    bool any = false;
+    for (Mode m : modes) {
+      if (e.crash[static_cast<int>(m)] != nullptr) {
+        pairs.emplace_back(&e, m);
+        any = true;
+      } else if (!o.all && !o.mode.empty()) {
+        throw UsageError(fmt::format("{} does not support mode {}: nothing to crash-test there",
+                                     e.name, mode_name(m)));
+      }
+    }
+    if (!any && !o.all) {
+      throw UsageError(fmt::format(
+          "{} keeps nothing across a crash (it supports no durable mode): nothing to crash-test; "
+          "structures that can be: {}",
+          e.name, structure_names([](const DsEntry& x) {
+            return x.crash[static_cast<int>(Mode::kPersist)] != nullptr ||
+                   x.crash[static_cast<int>(Mode::kTrans)] != nullptr;
+          })));
+    }
+  }
 
-  PropertySet props;
-  for (const char* kv : kDefaultProperties) props.set_override(kv);
-  for (const auto& f : o.workload_files) props.load_file(f);
-  for (const auto& kv : o.properties) props.set_override(kv);
-  const WorkloadSpec spec = props.build();
-  if (spec.recordcount + spec.operationcount > 200000) {
-    throw UsageError(
-        "crash runs check every point against a replayed model: keep recordcount + "
-        "operationcount <= 200000");
+  // The workload of each operation set: its defaults, then the files and overrides.
+  std::map<OpSet, WorkloadSpec> specs;
+  for (const auto& [e, m] : pairs) {
+    const OpSet set = e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set;
+    if (specs.count(set) != 0) continue;
+    PropertySet props;
+    for (const auto& kv : default_properties(set)) props.set_override(kv);
+    for (const auto& f : o.workload_files) props.load_file(f);
+    for (const auto& kv : o.properties) props.set_override(kv);
+    const WorkloadSpec spec = props.build();
+    if (spec.recordcount + spec.operationcount > 200000) {
+      throw UsageError(
+          "crash runs check every point against a replayed model: keep recordcount + "
+          "operationcount <= 200000");
+    }
+    specs.emplace(set, spec);
+  }
+  for (const auto& [e, m] : pairs) {
+    const WorkloadSpec& spec = specs.at(e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set);
+    check_fits(*e, spec.op_set(), m);
+    check_domain(*e, m, Domain::kAdr, o.unsafe);
+    if (o.threads > 1 && e->sync != Sync::kInternal) {
+      throw UsageError(fmt::format(
+          "--threads {}: the multi-thread variant runs structures that synchronise themselves; "
+          "{} does not (structures that do: {})",
+          o.threads, e->name,
+          structure_names([](const DsEntry& x) { return x.sync == Sync::kInternal; })));
+    }
+  }
+  if (o.threads > 1 && o.model != "power") {
+    throw UsageError("--threads > 1 needs --model power (the process model kills one process)");
   }
 
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
   const PmemProbe probe = probe_pool_dir(pool_dir);
-  const Stream stream = generate(spec, spec.seed);
-
-  const CrashWorkload w = crash_workload(spec, stream);
+  std::map<OpSet, CrashWorkload> workloads;
+  for (const auto& [set, spec] : specs) workloads.emplace(set, crash_workload(spec, o.threads));
 
   WorkDir work(pool_dir);
   CrashOptions copt;
@@ -151,13 +225,16 @@ void crash(const CrashCliOptions& o) {
   copt.survive = o.survive == "random" ? o.survive_probability : 0.0;
   copt.seed = o.seed;
   copt.jobs = o.jobs;
+  copt.recovery_points = o.recovery_points;
 
   const nlohmann::json context = collect_context(pool_dir, probe);
   print_header();
   bool violation = false;
-  for (const CrashEntry* e : structures) {
-    for (Mode m : modes) {
-      const CrashReport r = e->run(m, copt, w);
+  for (const auto& [e, m] : pairs) {
+    {
+      const OpSet set = e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set;
+      const WorkloadSpec& spec = specs.at(set);
+      const CrashReport r = e->crash[static_cast<int>(m)](copt, workloads.at(set));
       const bool trans = m == Mode::kTrans;
       violation = violation || r.violation(trans);
       nlohmann::json config = spec.to_json();
@@ -170,6 +247,9 @@ void crash(const CrashCliOptions& o) {
                      {"points_requested", o.points},
                      {"seed", o.seed},
                      {"jobs", o.jobs},
+                     {"threads", o.threads},
+                     {"recovery_points", o.recovery_points},
+                     {"unsafe", o.unsafe},
                      {"pool_dir", pool_dir},
                      {"pmempool_check", copt.pmempool_check}});
       const nlohmann::json metrics = {
@@ -184,6 +264,7 @@ void crash(const CrashCliOptions& o) {
           {"points_available", r.points_available},
           {"leaks_after_repair", r.leaks_after_repair},
           {"pmempool_failures", r.pmempool_failures},
+          {"recovery_crashes", r.recovery_crashes},
           {"violation", r.violation(trans)},
       };
       const nlohmann::json record = {{"schema_version", kSchemaVersion},
@@ -234,6 +315,18 @@ void add_crash_command(CLI::App& app) {
   sub->add_option("--pool-dir", o->pool_dir,
                   "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids); must exist");
   sub->add_option("--out", o->out, "JSON-lines file to append one record per (structure, mode)");
+  sub->add_option("--threads", o->threads,
+                  "Workers of the multi-thread variant (internal structures): they run one at a "
+                  "time, switching at random sync points, so a crash stops the world (default 1: "
+                  "single-threaded, points exhaustive for small runs)")
+      ->check(CLI::Range(1, 16));
+  sub->add_option("--recovery-points", o->recovery_points,
+                  "Also crash inside each recovery at its first N crash points and recover again "
+                  "(default 0)")
+      ->check(CLI::Range(0, 1000));
+  sub->add_flag("--unsafe", o->unsafe,
+                "Test a structure under a domain it is not crash-consistent in (a negative "
+                "control: violations are expected)");
   sub->add_flag("--fail-on-violation", o->fail_on_violation,
                 "Exit 3 when any crash point failed (for CI)");
   sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)");

@@ -28,14 +28,11 @@ namespace {
 
 constexpr uint64_t kSampleSeedSalt = 0x6c6174656e637921ULL;  // "latency!"
 
-std::vector<const DsEntry*> select_structures(const std::string& arg) {
+// `all`: every structure of the workload's operation set (harness structures
+// excepted).
+std::vector<const DsEntry*> select_structures(const std::string& arg, OpSet workload) {
+  if (arg == "all") return structures_for(workload);
   std::vector<const DsEntry*> out;
-  if (arg == "all") {
-    for (const auto& e : registry()) {
-      if (e.name != "blackhole") out.push_back(&e);
-    }
-    return out;
-  }
   for (const auto& name : split_list(arg)) out.push_back(&find_ds(name));
   return out;
 }
@@ -81,7 +78,34 @@ std::string default_out() {
 ThreadMode parse_thread_mode(const std::string& s) {
   if (s == "parallel") return ThreadMode::kParallel;
   if (s == "concurrent") return ThreadMode::kConcurrent;
+  if (s == "native") return ThreadMode::kNative;
   return ThreadMode::kSingle;
+}
+
+// The (structure, mode) pairs to run. A pair the structure does not support
+// is an error when both were named, and skipped (with a note) when either
+// came from `all`.
+std::vector<std::pair<const DsEntry*, Mode>> select_pairs(const RunOptions& o, OpSet workload) {
+  const auto structures = select_structures(o.ds, workload);
+  if (structures.empty()) {
+    throw UsageError(
+        fmt::format("--ds all: no structure implements operation set {}", op_set_name(workload)));
+  }
+  const auto modes = select_modes(o.mode);
+  const bool named = o.ds != "all" && o.mode != "all";
+  std::vector<std::pair<const DsEntry*, Mode>> out;
+  for (const DsEntry* e : structures) {
+    for (Mode m : modes) {
+      if (!named && !e->supports(m)) {
+        fmt::print(stderr, "pmemids: note: skipping {} in {} (modes it supports only)\n", e->name,
+                   mode_name(m));
+        continue;
+      }
+      check_fits(*e, workload, m);
+      out.emplace_back(e, m);
+    }
+  }
+  return out;
 }
 
 PinPolicy parse_pin(const std::string& s) {
@@ -94,7 +118,8 @@ PinPolicy parse_pin(const std::string& s) {
 void check_thread_options(const RunOptions& o, ThreadMode tm, const std::vector<Mode>& modes) {
   if (tm == ThreadMode::kSingle && o.threads != 1) {
     throw UsageError(fmt::format(
-        "--threads {} needs --thread-mode parallel or concurrent (single runs one thread)",
+        "--threads {} needs --thread-mode parallel, concurrent or native (single runs one "
+        "thread)",
         o.threads));
   }
   if (!o.lock.empty()) {
@@ -128,20 +153,15 @@ void run(const RunOptions& o) {
   for (const auto& kv : o.properties) props.set_override(kv);
   const WorkloadSpec spec = props.build();
 
-  const auto structures = select_structures(o.ds);
-  const auto modes = select_modes(o.mode);
-  if (spec.scanproportion > 0) {
-    for (const DsEntry* e : structures) {
-      if (!e->can_scan) {
-        throw UsageError(
-            fmt::format("{} cannot scan but the workload has scanproportion={}; "
-                        "structures that can: {}",
-                        e->name, spec.scanproportion, scanning_structures()));
-      }
-    }
-  }
+  const auto pairs = select_pairs(o, spec.op_set());
+  std::vector<Mode> modes;
+  for (const auto& [e, m] : pairs) modes.push_back(m);
   const ThreadMode tm = parse_thread_mode(o.thread_mode);
   check_thread_options(o, tm, modes);
+  for (const auto& [e, m] : pairs) {
+    check_thread_mode(*e, tm);
+    check_domain(*e, m, Domain::kAdr, o.unsafe);
+  }
   const Placement placement = plan_placement({.pin = parse_pin(o.pin),
                                               .cpu_node = o.cpu_node,
                                               .mem_node = o.mem_node,
@@ -176,12 +196,19 @@ void run(const RunOptions& o) {
   if (o.mem_node) bind_memory(*o.mem_node);
 
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
-  const int streams = tm == ThreadMode::kParallel ? o.threads : 1;
-  fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n", streams,
-             spec.recordcount, spec.operationcount, spec.seed);
+  // kv: one stream (concurrent: sliced) or one per parallel worker; queue, set
+  // and stack, and native mode: one per worker, as plan_streams splits them.
+  const bool shared = tm == ThreadMode::kConcurrent || tm == ThreadMode::kNative;
+  const bool per_worker = tm == ThreadMode::kParallel || tm == ThreadMode::kNative ||
+                          (shared && spec.operationset != OpSet::kKv);
+  const std::vector<StreamShape> shapes = plan_streams(spec, per_worker ? o.threads : 1, shared);
+  fmt::print(stderr, "pmemids: generating {} stream(s) of {} operations in all (seed {})\n",
+             shapes.size(), shared ? spec.operationcount : spec.operationcount * shapes.size(),
+             spec.seed);
   std::vector<Stream> stream_store;
   std::vector<uint64_t> stream_seeds;
-  stream_store.reserve(static_cast<size_t>(streams));
+  std::vector<std::string> stream_roles;
+  stream_store.reserve(shapes.size());
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
@@ -193,9 +220,10 @@ void run(const RunOptions& o) {
                  .threads = o.threads,
                  .placement = placement,
                  .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms}};
-  for (int t = 0; t < streams; ++t) {
-    stream_seeds.push_back(spec.seed + static_cast<uint64_t>(t));
-    stream_store.push_back(generate(spec, stream_seeds.back()));
+  for (size_t t = 0; t < shapes.size(); ++t) {
+    stream_seeds.push_back(spec.seed + t);
+    stream_roles.emplace_back(role_name(shapes[t].role));
+    stream_store.push_back(generate(spec, stream_seeds.back(), shapes[t]));
     req.feeds.push_back(
         {&stream_store.back(), sample_positions(stream_store.back().ops.size(), rate,
                                                 stream_seeds.back() ^ kSampleSeedSalt)});
@@ -204,8 +232,8 @@ void run(const RunOptions& o) {
   const std::string out = o.out.empty() ? default_out() : o.out;
 
   print_table_header(stdout);
-  for (const DsEntry* e : structures) {
-    for (Mode m : modes) {
+  for (const auto& [e, m] : pairs) {
+    {
       req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
       std::vector<double> measured;
       for (int rep = -o.warmup; rep < o.repeat; ++rep) {
@@ -225,6 +253,8 @@ void run(const RunOptions& o) {
                        {"timeline_ms", o.timeline_ms},
                        {"latency_sample", rate},
                        {"stream_seeds", stream_seeds},
+                       {"stream_roles", stream_roles},
+                       {"unsafe", o.unsafe},
                        {"workload", workload_name(spec)},
                        {"pool_dir", pool_dir},
                        {"pool_size", r.pool_bytes},

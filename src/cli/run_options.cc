@@ -39,14 +39,18 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(CLI::Range(1, 64));
   sub->add_option("--thread-mode", o.thread_mode,
                   "single | parallel (an instance and pool per thread, each runs the whole "
-                  "workload) | concurrent (one instance, operations split, one global lock)")
-      ->check(CLI::IsMember({"single", "parallel", "concurrent"}));
-  sub->add_option("--threads", o.threads, "Worker threads (parallel, concurrent)")
+                  "workload) | concurrent (one instance, operations split, one global lock) | "
+                  "native (one instance that synchronises itself, no lock: internal structures)")
+      ->check(CLI::IsMember({"single", "parallel", "concurrent", "native"}));
+  sub->add_option("--threads", o.threads, "Worker threads (parallel, concurrent, native)")
       ->check(CLI::Range(1, 1024));
   sub->add_option("--lock", o.lock,
                   "Concurrent mode's global lock: pthread-dram, pthread-pmem, pmemobj, "
                   "rwlock-dram, rwlock-pmemobj (default: pthread-dram for dram and "
                   "pmem-volatile, pmemobj for pmem-persist and pmem-trans)");
+  sub->add_flag("--unsafe", o.unsafe,
+                "Run a structure under a persistence domain it is not crash-consistent in (a "
+                "negative control)");
   sub->add_option("--pin", o.pin,
                   "Pin worker threads: none, compact (fill cores in order), scatter (spread "
                   "over nodes and cores)")

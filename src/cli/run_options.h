@@ -31,7 +31,8 @@ struct RunOptions {
   uint32_t max_height = 16;
   std::string thread_mode = "single";
   int threads = 1;
-  std::string lock;  // empty: the paper's default for the mode
+  std::string lock;     // empty: the paper's default for the mode
+  bool unsafe = false;  // allow a domain the structure is not crash-consistent in
   std::string pin = "none";
   std::optional<int> cpu_node;
   std::optional<int> mem_node;

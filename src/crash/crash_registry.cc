@@ -1,40 +1,36 @@
 #include "crash/crash_registry.h"
 
+#include "backend/plain.h"
 #include "crash/crash_impl.h"
-#include "ds/arraylist.h"
-#include "ds/bplustree.h"
-#include "ds/btree.h"
-#include "ds/hashtable.h"
-#include "ds/linkedlist.h"
-#include "ds/rbtree.h"
-#include "ds/skiplist.h"
+#include "ds/catalog.h"
 
 namespace pmemids {
 namespace {
 
-template <template <class> class DS>
-CrashEntry entry() {
-  return CrashEntry{DS<PersistBackend>::kName, &run_crash<DS, ShadowPersistBackend>,
-                    &run_crash<DS, ShadowTransBackend>};
+using CrashFn = CrashReport (*)(const CrashOptions&, const CrashWorkload&);
+
+template <template <class> class DS, class B>
+CrashFn crash_of() {
+  using D = DS<DramBackend>;
+  if constexpr (!D::kHarness && D::kModes.has(B::kMode)) {
+    return &run_crash<DS, B>;
+  } else {
+    return nullptr;
+  }
 }
 
 }  // namespace
 
-const std::vector<CrashEntry>& crash_registry() {
-  static const std::vector<CrashEntry> entries = {
-      entry<ArrayList>(), entry<LinkedList>(),    entry<HashTable>(), entry<SkipList>(),
-      entry<BTree>(),     entry<BTreeEmbedded>(), entry<BPlusTree>(), entry<RBTree>(),
-  };
-  return entries;
-}
-
-const CrashEntry& find_crash_entry(std::string_view name) {
-  std::string names;
-  for (const auto& e : crash_registry()) {
-    if (e.name == name) return e;
-    names += (names.empty() ? "" : ", ") + std::string(e.name);
-  }
-  throw UsageError(fmt::format("unknown data structure '{}'; choose from: {}", name, names));
+const std::vector<std::array<CrashFn, 4>>& crash_table() {
+  static const std::vector<std::array<CrashFn, 4>> table = [] {
+    std::vector<std::array<CrashFn, 4>> out;
+    for_each_structure(Catalog{}, [&]<template <class> class DS>() {
+      out.push_back({nullptr, nullptr, crash_of<DS, ShadowPersistBackend>(),
+                     crash_of<DS, ShadowTransBackend>()});
+    });
+    return out;
+  }();
+  return table;
 }
 
 }  // namespace pmemids

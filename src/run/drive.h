@@ -28,11 +28,11 @@ struct DriveControl {
 
 inline constexpr size_t kChunk = 256;
 
-// `samples` holds ascending indices into `ops`.
-template <class DS, class Lock>
-void drive(DS& ds, Lock& lock, std::span<const Op> ops, std::span<const uint64_t> samples,
-           char* buf, uint32_t value_size, const DriveControl& ctl, OpTally& tally,
-           LatencySet& latency) {
+// `samples` holds ascending indices into `ops`. `t` is the structure or this
+// worker's handle of it; S its operation set.
+template <OpSet S, class T, class Lock>
+void drive(T& t, Lock& lock, std::span<const Op> ops, std::span<const uint64_t> samples, char* buf,
+           uint32_t value_size, const DriveControl& ctl, OpTally& tally, LatencySet& latency) {
   using Clock = std::chrono::steady_clock;
   uint64_t done = 0;
   do {
@@ -45,15 +45,15 @@ void drive(DS& ds, Lock& lock, std::span<const Op> ops, std::span<const uint64_t
       const Op* const stop = end - op > static_cast<ptrdiff_t>(kChunk) ? op + kChunk : end;
       for (; s != s_end && base + *s < stop; ++s) {
         const Op* const timed = base + *s;
-        execute(ds, lock, op, timed, buf, value_size, tally);
+        execute<S>(t, lock, op, timed, buf, value_size, tally);
         const auto t0 = Clock::now();
-        execute(ds, lock, timed, timed + 1, buf, value_size, tally);
+        execute<S>(t, lock, timed, timed + 1, buf, value_size, tally);
         const auto t1 = Clock::now();
         latency[static_cast<size_t>(timed->type)].record(
             static_cast<uint64_t>(std::chrono::nanoseconds(t1 - t0).count()));
         op = timed + 1;
       }
-      execute(ds, lock, op, stop, buf, value_size, tally);
+      execute<S>(t, lock, op, stop, buf, value_size, tally);
       done += static_cast<uint64_t>(stop - first);
       op = stop;
       ctl.progress->store(done, std::memory_order_relaxed);

@@ -40,8 +40,9 @@ nlohmann::json metrics_json(const RepResult& r) {
       {"frees_per_op", static_cast<double>(r.costs.frees) * per},
       {"translations_per_op", static_cast<double>(r.costs.translations) * per},
   };
-  for (int t = 0; t < kOpTypes; ++t) {
-    const std::string name(op_name(static_cast<OpType>(t)));
+  for (OpType type : op_types_of(r.op_set)) {
+    const auto t = static_cast<size_t>(type);
+    const std::string name(op_name(type));
     m[name + "_ops"] = r.tally.count[t];
     m[name + "_found"] = r.tally.found[t];
     m[name + "_not_found"] = r.tally.count[t] - r.tally.found[t];
@@ -137,8 +138,10 @@ void print_table_row(std::FILE* out, const nlohmann::json& rec) {
     return;
   }
   uint64_t found = 0;
-  for (int t = 0; t < kOpTypes; ++t)
-    found += m[std::string(op_name(static_cast<OpType>(t))) + "_found"].get<uint64_t>();
+  for (int t = 0; t < kOpTypes; ++t) {
+    const std::string key = std::string(op_name(static_cast<OpType>(t))) + "_found";
+    if (m.contains(key)) found += m[key].get<uint64_t>();
+  }
   const uint64_t ops = m["ops"];
   const std::string rep =
       fmt::format("{}{}", rec.contains("warmup") ? "w" : "", c["repetition"].get<int>());

@@ -10,10 +10,15 @@
 //               throughput is the sum of the workers' throughputs.
 //   concurrent  one instance, created and loaded by the calling thread
 //               before the workers start; the stream split into N
-//               contiguous slices (feeds[0]); every
-//               operation holds the run's global lock; throughput is all
-//               operations over the wall time.
+//               contiguous slices (feeds[0]), or, when there is a feed per
+//               worker (queue, set, stack workloads: plan_streams), worker t
+//               runs feeds[t]; every operation holds the run's global lock;
+//               throughput is all operations over the wall time.
+//   native      as concurrent without the lock: only for kInternal structures
+//               (ds/traits.h), a feed per worker; each worker obtains its
+//               handle (worker_target) in its untimed set-up.
 //
+// Instances are built with DsOptions::threads = the workers that share them.
 // Only the workers' drive loops sit between their two clock reads.
 #pragma once
 
@@ -32,7 +37,7 @@
 
 namespace pmemids {
 
-enum class ThreadMode : uint8_t { kSingle, kParallel, kConcurrent };
+enum class ThreadMode : uint8_t { kSingle, kParallel, kConcurrent, kNative };
 
 // A stream and the indices of its operations whose latency is sampled.
 struct Feed {
@@ -54,7 +59,7 @@ struct RunRequest {
   LockKind lock = LockKind::kPthreadDram;  // concurrent only
   Placement placement;                     // thread_cpus has `threads` entries
   CrewTiming timing;
-  std::vector<Feed> feeds;  // parallel: one per thread; otherwise one
+  std::vector<Feed> feeds;  // parallel, native: one per thread; concurrent: one or one per thread
 };
 
 struct ThreadResult {
@@ -65,6 +70,7 @@ struct ThreadResult {
 };
 
 struct RepResult {
+  OpSet op_set = OpSet::kKv;  // the structure's: which operation types records list
   OpTally tally;
   double seconds = 0;      // wall time of the timed phase
   double ops_per_sec = 0;  // parallel: sum over workers; otherwise ops / seconds
@@ -80,15 +86,53 @@ struct RepResult {
   std::vector<double> timeline;  // ops/s per timeline interval
 };
 
+// The options of an instance that runs `st` (or, when workers share it, every
+// feed: capacity then covers every stream's pushes and inserts).
 inline DsOptions ds_options(const RunRequest& req, const Stream& st) {
-  return DsOptions{.capacity = st.records_max,
+  const bool shared =
+      req.thread_mode == ThreadMode::kConcurrent || req.thread_mode == ThreadMode::kNative;
+  uint64_t capacity = st.records_max;
+  if (shared) {
+    for (const Feed& f : req.feeds) {
+      if (f.stream != &st) capacity += f.stream->records_max - f.stream->load_keys.size();
+    }
+  }
+  return DsOptions{.capacity = capacity,
                    .expected = req.spec->recordcount,
                    .value_size = req.spec->fieldlength,
                    .load_factor = req.load_factor,
                    .codec = st.codec,
                    .seed = req.spec->seed,
                    .max_height = req.max_height,
-                   .node_keys = req.node_keys};
+                   .node_keys = req.node_keys,
+                   .threads = static_cast<uint32_t>(shared ? req.threads : 1),
+                   .keyrange = req.spec->keyrange,
+                   .queueslots = req.spec->queueslots,
+                   .slotsize = req.spec->slotsize};
+}
+
+// Loads a stream's load phase into `t` (a structure or a handle of it):
+// kv and set insert the load keys, queue and stack push them.
+template <OpSet S, class T>
+void load_stream(T& t, const Stream& st) {
+  for (uint64_t i = 0; i < st.load_keys.size(); ++i) {
+    bool ok = true;
+    if constexpr (S == OpSet::kKv || S == OpSet::kOrderedKv) {
+      t.insert(st.load_keys[i], st.values.get(i));
+    } else if constexpr (S == OpSet::kSet) {
+      t.insert(st.load_keys[i]);
+    } else if constexpr (S == OpSet::kQueue) {
+      ok = t.push(st.load_keys[i], st.values.get(i));
+    } else {
+      ok = t.push(st.load_keys[i]);
+    }
+    if (!ok) {
+      throw UsageError(
+          fmt::format("load: the structure is full after {} of recordcount={} "
+                      "pushes (raise queueslots or lower recordcount)",
+                      i, st.load_keys.size()));
+    }
+  }
 }
 
 namespace detail {
@@ -128,8 +172,10 @@ struct Instance {
       return;
     }
     const CostCounters before = tl_costs;
-    for (uint64_t i = 0; i < st.load_keys.size(); ++i)
-      ds->insert(st.load_keys[i], st.values.get(i));
+    {
+      auto&& t = worker_target(*ds, 0);
+      load_stream<DS<B>::kOpSet>(t, st);
+    }
     load_seconds = secs(t2, Clock::now());
     load_costs = tl_costs;
     load_costs -= before;
@@ -152,11 +198,12 @@ struct WorkerOut {
   }
 };
 
-template <class DS, class Lock>
-void timed_drive(DS& ds, Lock& lock, const RunRequest& req, std::span<const Op> ops,
+template <OpSet S, class T, class Lock>
+void timed_drive(T& t, Lock& lock, const RunRequest& req, std::span<const Op> ops,
                  std::span<const uint64_t> samples, const DriveControl& ctl, WorkerOut& out) {
   const CostCounters before = tl_costs;
-  drive(ds, lock, ops, samples, out.buf.data(), req.spec->fieldlength, ctl, out.tally, out.latency);
+  drive<S>(t, lock, ops, samples, out.buf.data(), req.spec->fieldlength, ctl, out.tally,
+           out.latency);
   out.costs = tl_costs;
   out.costs -= before;
 }
@@ -185,6 +232,34 @@ inline void add_workers(RepResult& r, const CrewRun& crew, const std::vector<Wor
   }
 }
 
+// A worker's target, bound in its untimed set-up: its handle of the structure
+// (kInternal) or the structure itself (kExternal).
+template <class DS>
+class WorkerTarget {
+  static constexpr bool kHandle = DS::kSync == Sync::kInternal;
+  using Handle = std::conditional_t<kHandle, TargetOf<DS>, char>;
+
+ public:
+  void bind(DS& ds, int t) {
+    if constexpr (kHandle) {
+      handle_.emplace(ds.handle(t));
+    } else {
+      ds_ = &ds;
+    }
+  }
+  auto& get() {
+    if constexpr (kHandle) {
+      return *handle_;
+    } else {
+      return *ds_;
+    }
+  }
+
+ private:
+  std::optional<Handle> handle_;
+  DS* ds_ = nullptr;
+};
+
 // Contiguous slice t of n of a feed's operations, and the samples that fall
 // in it, as indices into the slice.
 struct Slice {
@@ -210,18 +285,22 @@ RepResult run_instances(const RunRequest& req) {
   const bool parallel = req.thread_mode == ThreadMode::kParallel;
   std::vector<detail::Instance<DS, B>> inst(static_cast<size_t>(n));
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
+  std::vector<detail::WorkerTarget<DS<B>>> targets(static_cast<size_t>(n));
   const CrewRun crew = run_crew(
       n, req.placement, req.timing,
       [&](int t) {
         outs[t].prepare(*req.spec);
         inst[t].build(req, *req.feeds[t].stream, parallel ? t : -1);
+        targets[t].bind(*inst[t].ds, 0);
       },
       [&](int t, const DriveControl& ctl) {
         const Feed& f = req.feeds[t];
         NoLock none;
-        detail::timed_drive(*inst[t].ds, none, req, f.stream->ops, f.samples, ctl, outs[t]);
+        detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), none, req, f.stream->ops, f.samples,
+                                           ctl, outs[t]);
       });
   RepResult r;
+  r.op_set = DS<B>::kOpSet;
   for (const auto& in : inst) detail::add_setup(r, in);
   detail::add_workers(r, crew, outs);
   for (const ThreadResult& t : r.threads) {
@@ -230,22 +309,30 @@ RepResult run_instances(const RunRequest& req) {
   return r;
 }
 
-// concurrent: workers share `inst`, every operation under `lock`.
+// concurrent and native: workers share `inst`, every operation under `lock`
+// (native: NoLock). Worker t runs feeds[t] when there is a feed per worker,
+// else slice t of feeds[0].
 template <template <class> class DS, class B, class Lock>
 RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock& lock) {
   const int n = req.threads;
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
   std::vector<detail::Slice> slices(static_cast<size_t>(n));
+  std::vector<detail::WorkerTarget<DS<B>>> targets(static_cast<size_t>(n));
+  const bool per_worker = req.feeds.size() == static_cast<size_t>(n);
   const CrewRun crew = run_crew(
       n, req.placement, req.timing,
       [&](int t) {
         outs[t].prepare(*req.spec);
-        slices[t] = detail::slice(req.feeds[0], t, n);
+        slices[t] =
+            per_worker ? detail::slice(req.feeds[t], 0, 1) : detail::slice(req.feeds[0], t, n);
+        targets[t].bind(*inst.ds, t);
       },
       [&](int t, const DriveControl& ctl) {
-        detail::timed_drive(*inst.ds, lock, req, slices[t].ops, slices[t].samples, ctl, outs[t]);
+        detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), lock, req, slices[t].ops,
+                                           slices[t].samples, ctl, outs[t]);
       });
   RepResult r;
+  r.op_set = DS<B>::kOpSet;
   detail::add_setup(r, inst);
   detail::add_workers(r, crew, outs);
   r.ops_per_sec = r.seconds > 0 ? static_cast<double>(r.tally.total()) / r.seconds : 0.0;
@@ -253,13 +340,26 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock&
 }
 
 // The run function the registry stores per (structure, mode): one dispatch on
-// thread mode and lock kind per repetition. The concurrent instance is built
+// thread mode and lock kind per repetition. The shared instance is built
 // and loaded by the calling thread (whose memory policy run() has set).
 template <template <class> class DS, class B>
 RepResult run_rep(const RunRequest& req) {
-  if (req.thread_mode != ThreadMode::kConcurrent) return run_instances<DS, B>(req);
+  if (req.thread_mode == ThreadMode::kSingle || req.thread_mode == ThreadMode::kParallel) {
+    return run_instances<DS, B>(req);
+  }
   detail::Instance<DS, B> inst;
   inst.build(req, *req.feeds[0].stream, -1);
+  if (req.thread_mode == ThreadMode::kNative) {
+    if constexpr (DS<B>::kSync == Sync::kInternal) {
+      NoLock none;
+      return run_shared(req, inst, none);
+    } else {
+      throw UsageError(
+          fmt::format("--thread-mode native: {} needs a lock (external "
+                      "synchronisation)",
+                      DS<B>::kName));
+    }
+  }
   DramLockSlot dram;
   return with_lock(req.lock, *inst.backend, dram,
                    [&](auto& lock) { return run_shared(req, inst, lock); });

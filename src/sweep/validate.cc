@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "cli/lists.h"
@@ -21,6 +22,51 @@ void check_names(const std::string& value, void (*find)(std::string_view)) {
 
 std::string where(const Configuration& c, size_t total) {
   return fmt::format("configuration {} of {} ({})", c.index + 1, total, short_text(c));
+}
+
+// The workload a configuration runs (errors name the sweep file and the
+// configuration).
+WorkloadSpec build_spec(const SweepSpec& spec, const Configuration& c,
+                        const std::vector<std::string>& files, size_t total) {
+  PropertySet props;
+  for (const auto& f : files) {
+    const auto it = spec.workload_paths.find(f);
+    const std::string path = it == spec.workload_paths.end() ? f : it->second;
+    try {
+      props.load_file(path);
+    } catch (const UsageError& err) {
+      throw UsageError(fmt::format(
+          "{}: workload: {} (relative paths are looked up in the current directory, then in "
+          "the sweep file's directory and its parents); accepted: readable property files",
+          spec.file, err.what()));
+    }
+  }
+  try {
+    for (const auto& [k, v] : c.properties) props.set_override(k + "=" + value_text(v));
+    return props.build();
+  } catch (const UsageError& err) {
+    throw UsageError(
+        fmt::format("{}: properties: {} (in {})", spec.file, err.what(), where(c, total)));
+  }
+}
+
+// Every (structure, mode) a configuration names must fit its workload's
+// operation set and support the mode, as `run` checks (`all` is expanded by
+// run itself).
+void check_pairs(const SweepSpec& spec, const Configuration& c, const WorkloadSpec& w,
+                 size_t total) {
+  const Value* ds = c.option("ds");
+  const Value* mode = c.option("mode");
+  const auto* ds_s = ds != nullptr ? std::get_if<std::string>(ds) : nullptr;
+  const auto* mode_s = mode != nullptr ? std::get_if<std::string>(mode) : nullptr;
+  if (ds_s == nullptr || mode_s == nullptr || *ds_s == "all" || *mode_s == "all") return;
+  try {
+    for (const auto& name : split_list(*ds_s)) {
+      for (const auto& m : split_list(*mode_s)) check_fits(find_ds(name), w.op_set(), find_mode(m));
+    }
+  } catch (const UsageError& err) {
+    throw UsageError(fmt::format("{}: {}: {}", spec.file, where(c, total), err.what()));
+  }
 }
 
 }  // namespace
@@ -59,7 +105,7 @@ void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
           spec.file, k.name, k.accepted));
     }
   }
-  std::set<std::vector<std::string>> built;  // workload files and properties already checked
+  std::map<std::vector<std::string>, WorkloadSpec> built;  // per workload files and properties
   for (const Configuration& c : configs) {
     const std::vector<std::string> args = run_args(c, spec, "");
     try {
@@ -75,27 +121,11 @@ void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
     std::vector<std::string> fingerprint = files;
     fingerprint.push_back("");
     for (const auto& [k, v] : c.properties) fingerprint.push_back(k + "=" + value_text(v));
-    if (!built.insert(fingerprint).second) continue;
-    PropertySet props;
-    for (const auto& f : files) {
-      const auto it = spec.workload_paths.find(f);
-      const std::string path = it == spec.workload_paths.end() ? f : it->second;
-      try {
-        props.load_file(path);
-      } catch (const UsageError& err) {
-        throw UsageError(fmt::format(
-            "{}: workload: {} (relative paths are looked up in the current directory, then in "
-            "the sweep file's directory and its parents); accepted: readable property files",
-            spec.file, err.what()));
-      }
+    auto it = built.find(fingerprint);
+    if (it == built.end()) {
+      it = built.emplace(fingerprint, build_spec(spec, c, files, configs.size())).first;
     }
-    try {
-      for (const auto& [k, v] : c.properties) props.set_override(k + "=" + value_text(v));
-      props.build();
-    } catch (const UsageError& err) {
-      throw UsageError(fmt::format("{}: properties: {} (in {})", spec.file, err.what(),
-                                   where(c, configs.size())));
-    }
+    check_pairs(spec, c, it->second, configs.size());
   }
 }
 

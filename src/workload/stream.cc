@@ -9,24 +9,6 @@
 
 namespace pmemids {
 
-std::string_view op_name(OpType t) {
-  switch (t) {
-    case OpType::kRead:
-      return "read";
-    case OpType::kUpdate:
-      return "update";
-    case OpType::kInsert:
-      return "insert";
-    case OpType::kScan:
-      return "scan";
-    case OpType::kReadModifyWrite:
-      return "readmodifywrite";
-    case OpType::kDelete:
-      return "delete";
-  }
-  return "?";
-}
-
 uint64_t KeyCodec::encode(uint64_t id) const {
   return order == InsertOrder::kHashed ? mix64(id) : id;
 }
@@ -96,17 +78,25 @@ class KeyChooser {
 
 }  // namespace
 
-Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
-  const double need = static_cast<double>(spec.recordcount) * sizeof(uint64_t) +
-                      static_cast<double>(spec.operationcount) * sizeof(Op);
+void check_stream_memory(uint64_t keys, uint64_t ops) {
+  const double need =
+      static_cast<double>(keys) * sizeof(uint64_t) + static_cast<double>(ops) * sizeof(Op);
   const double have =
       static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   if (need > have / 2) {
     throw UsageError(
-        fmt::format("recordcount={} and operationcount={} need {:.1f} GiB for the "
-                    "pre-generated keys and operations; this machine has {:.1f} GiB",
-                    spec.recordcount, spec.operationcount, need / (1 << 30), have / (1 << 30)));
+        fmt::format("{} load keys and {} operations need {:.1f} GiB for the pre-generated keys "
+                    "and operations (recordcount, keyrange, operationcount); this machine has "
+                    "{:.1f} GiB",
+                    keys, ops, need / (1 << 30), have / (1 << 30)));
   }
+}
+
+Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
+  if (spec.operationset != OpSet::kKv) {
+    return generate(spec, stream_seed, StreamShape{.operations = spec.operationcount});
+  }
+  check_stream_memory(spec.recordcount, spec.operationcount);
   Stream st{.codec = KeyCodec{spec.insertorder},
             .values = ValuePool(spec.fieldlength, stream_seed ^ 0x5eed5eed5eed5eedULL)};
   Rng rng(stream_seed);
@@ -114,7 +104,8 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
   st.load_keys.reserve(spec.recordcount);
   for (uint64_t id = 0; id < spec.recordcount; ++id) st.load_keys.push_back(st.codec.encode(id));
 
-  const double cut[kOpTypes] = {
+  constexpr int kKvTypes = 6;  // read .. delete, in OpType order
+  const double cut[kKvTypes] = {
       spec.readproportion,
       spec.readproportion + spec.updateproportion,
       spec.readproportion + spec.updateproportion + spec.insertproportion,
@@ -131,7 +122,7 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
   for (uint64_t i = 0; i < spec.operationcount; ++i) {
     const double u = rng.uniform01();
     int t = 0;
-    while (t < kOpTypes - 1 && u >= cut[t]) ++t;
+    while (t < kKvTypes - 1 && u >= cut[t]) ++t;
     Op op{.key = 0, .value = nullptr, .type = static_cast<OpType>(t), .scan_len = 0};
     switch (op.type) {
       case OpType::kInsert:
@@ -158,6 +149,10 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
       case OpType::kDelete:
         op.key = st.codec.encode(chooser.next(rng, inserted));
         break;
+      case OpType::kContains:
+      case OpType::kPush:
+      case OpType::kPop:
+        break;  // not kv operations
     }
     st.ops.push_back(op);
   }

@@ -7,19 +7,27 @@
 // ids give distinct keys and structures that address by id can invert it);
 // `ordered` uses the id itself. Read misses use ids from [kMissBase, 2^63),
 // which no insert ever reaches.
+//
+// Queue, set and stack workloads (workload/op_set.h) have their own streams:
+//   set    load: keyrange/2 distinct keys uniform in [1, keyrange], drawn from
+//          spec.seed (the same for every stream of a run); ops: contains /
+//          insert / delete by proportion, keys uniform in [1, keyrange]
+//          (ASCYLIB's rule).
+//   queue, stack  load: recordcount pushes; ops: push / pop by proportion, or
+//          alternating push, pop (pushpoppairs). A producer stream holds only
+//          pushes, a consumer stream only pops. Every push carries a distinct
+//          element id in `key`, (worker + 1) << 40 | n (load pushes: n), and a
+//          payload in `value`, so checkers can follow each element.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
+#include "workload/op_set.h"
 #include "workload/properties.h"
 
 namespace pmemids {
-
-enum class OpType : uint8_t { kRead, kUpdate, kInsert, kScan, kReadModifyWrite, kDelete };
-inline constexpr int kOpTypes = 6;
-std::string_view op_name(OpType t);
 
 struct KeyCodec {
   InsertOrder order = InsertOrder::kHashed;
@@ -59,7 +67,40 @@ struct Stream {
 };
 
 // Deterministic in (spec, stream_seed); `stream_seed` lets threads draw
-// independent streams from one recorded spec.seed.
+// independent streams from one recorded spec.seed. One stream of
+// operationcount operations, role kMixed, worker 0.
 Stream generate(const WorkloadSpec& spec, uint64_t stream_seed);
+
+// Which operations a queue stream holds: both, only pushes, only pops.
+enum class StreamRole : uint8_t { kMixed, kProducer, kConsumer };
+std::string_view role_name(StreamRole r);
+
+struct StreamShape {
+  uint64_t operations = 0;
+  StreamRole role = StreamRole::kMixed;
+  uint32_t worker = 0;  // makes push element ids distinct between workers
+};
+
+// The stream of one worker of a run (queue, set and stack workloads; kv
+// workloads take operations from the shape and ignore role and worker).
+Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, const StreamShape& shape);
+
+// The element id of the n-th push of a stream drawn by `worker` (load pushes:
+// worker -1).
+constexpr uint64_t push_id(int64_t worker, uint64_t n) {
+  return (static_cast<uint64_t>(worker + 1) << 40) | n;
+}
+
+// The streams of a run with `workers` workers. `shared`: the workers share one
+// instance and split operationcount between them (queue: producers push and
+// consumers pop, by default half the workers each, the pushes and pops split
+// between them by pushproportion); otherwise each runs the whole
+// operationcount on its own instance. UsageError when producers/consumers do
+// not fit the workers or the proportions.
+std::vector<StreamShape> plan_streams(const WorkloadSpec& spec, int workers, bool shared);
+
+// UsageError when `keys` load keys and `ops` operations would not fit in half
+// of this machine's memory.
+void check_stream_memory(uint64_t keys, uint64_t ops);
 
 }  // namespace pmemids

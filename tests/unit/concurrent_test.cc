@@ -66,7 +66,7 @@ TYPED_TEST_SUITE(ConcurrentTest, ConcurrentPairs, PairName);
 TYPED_TEST(ConcurrentTest, EveryFittingLockKeepsTheStructureConsistent) {
   using B = typename TypeParam::B;
   using DS = typename TypeParam::DS;
-  const WorkloadSpec spec = concurrent_spec(DS::kCanScan);
+  const WorkloadSpec spec = concurrent_spec(DS::kOpSet == OpSet::kOrderedKv);
   const Stream st = generate(spec, spec.seed);
   Feed feed{&st, {}};
   for (uint64_t i = 3; i < st.ops.size(); i += 5) feed.samples.push_back(i);
@@ -88,7 +88,7 @@ TYPED_TEST(ConcurrentTest, EveryFittingLockKeepsTheStructureConsistent) {
           kThreads, unpinned, CrewTiming{}, [](int) {},
           [&](int t, const DriveControl& ctl) {
             const auto [ops, samples] = detail::slice(feed, t, kThreads);
-            detail::timed_drive(ds, lock, req, ops, samples, ctl, outs[t]);
+            detail::timed_drive<DS::kOpSet>(ds, lock, req, ops, samples, ctl, outs[t]);
           });
     });
 

@@ -18,7 +18,6 @@ namespace {
 
 // A structure that does nothing: the crew tests measure the machinery only.
 struct Nothing {
-  static constexpr bool kCanScan = false;
   bool read(uint64_t, char*) { return true; }
   bool update(uint64_t, const char*) { return true; }
   bool insert(uint64_t, const char*) { return true; }
@@ -49,7 +48,7 @@ TEST(CrewTest, DurationStopsCyclicWorkersAndTimelineCoversIt) {
         OpTally tally;
         LatencySet latency;
         char buf[8];
-        drive(ds, none, std::span<const Op>(ops), {}, buf, 8, ctl, tally, latency);
+        drive<OpSet::kKv>(ds, none, std::span<const Op>(ops), {}, buf, 8, ctl, tally, latency);
         EXPECT_GT(tally.total(), ops.size());  // replayed
       });
   EXPECT_GE(run.wall_seconds, 0.18);  // workers may start just after the coordinator's clock
