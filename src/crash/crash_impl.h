@@ -67,6 +67,7 @@ struct Expectation {
   bool multi = false;
   std::vector<HistoryOp> history;
   Items initial;
+  uint64_t loaded = 0;    // load ops done (by worker 0's handle) before the history
   uint64_t capacity = 0;  // queues: the ring's slots
 };
 
@@ -155,31 +156,42 @@ void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e
   }
   std::vector<HistoryOp> h = e.history;
   if constexpr (Detectable<DS>) {
-    // Each thread's report must match its last operation: a pending one is
-    // constrained to it, a completed one must be reported as it returned.
-    std::vector<int64_t> last(w.thread_ops.size(), -1);
-    for (size_t i = 0; i < h.size(); ++i) last[h[i].thread] = static_cast<int64_t>(i);
-    for (size_t t = 0; t < last.size(); ++t) {
-      if (last[t] < 0) continue;
-      HistoryOp& op = h[static_cast<size_t>(last[t])];
+    // Each thread's report must describe its last operation (seq n) or, when
+    // that one had not announced itself yet, the one before (seq n - 1, which
+    // returned): a pending op is then constrained to the report, a returned
+    // one must be reported with the response it gave. Worker 0's handle also
+    // ran the load, so its operations are numbered after the load's.
+    std::vector<std::vector<size_t>> mine(w.thread_ops.size());
+    for (size_t i = 0; i < h.size(); ++i) mine[h[i].thread].push_back(i);
+    const auto agrees = [](const RecoveredOp& rep, const HistoryOp& op) {
+      return rep.status == RecoveredOp::kApplied && rep.ok == op.ok &&
+             (op.type != OpType::kPop || !op.ok || rep.response == op.out);
+    };
+    for (size_t t = 0; t < mine.size(); ++t) {
+      if (mine[t].empty()) continue;
+      const uint64_t before = t == 0 ? e.loaded : 0;
+      const uint64_t n = before + mine[t].size();
+      HistoryOp& last = h[mine[t].back()];
       const RecoveredOp rep = ds.recovered(static_cast<int>(t));
-      if (op.pending()) {
-        if (rep.status == RecoveredOp::kApplied) {
-          op.must = HistoryOp::kApplied;
-          op.must_ok = rep.ok;
-          op.must_out = rep.response;
-        } else if (rep.status == RecoveredOp::kNotApplied) {
-          op.must = HistoryOp::kNotApplied;
+      std::string problem;
+      if (rep.seq == n && last.pending()) {
+        last.must = rep.status == RecoveredOp::kApplied ? HistoryOp::kApplied
+                                                        : HistoryOp::kNotApplied;
+        last.must_ok = rep.ok;
+        last.must_out = rep.response;
+      } else if (rep.seq == n) {
+        if (!agrees(rep, last)) problem = "reported otherwise than it returned";
+      } else if (rep.seq + 1 == n && last.pending()) {
+        last.must = HistoryOp::kNotApplied;
+        if (mine[t].size() >= 2 && !agrees(rep, h[mine[t][mine[t].size() - 2]])) {
+          problem = "(the one before) reported otherwise than it returned";
         }
-      } else if (rep.status == RecoveredOp::kNotApplied ||
-                 (rep.status == RecoveredOp::kApplied &&
-                  (rep.ok != op.ok ||
-                   (op.type == OpType::kPop && op.ok && rep.response != op.out)))) {
+      } else {
+        problem = fmt::format("reported as operation {} of {}", rep.seq, n);
+      }
+      if (!problem.empty()) {
         ++r.lost;
-        set_message(r,
-                    fmt::format("thread {}'s acknowledged {} is reported {}", t, op_name(op.type),
-                                rep.status == RecoveredOp::kNotApplied ? "not applied"
-                                                                       : "with another response"));
+        set_message(r, fmt::format("thread {}'s last {}: {}", t, op_name(last.type), problem));
       }
     }
   }
@@ -445,6 +457,7 @@ class Checker {
         // op_index < ops.size(): the crash hit the load (history: that op).
         const uint64_t upto = std::min<uint64_t>(q.op_index, w.ops.size());
         for (; applied < upto; ++applied) acked.apply(w.ops[applied]);
+        e.loaded = upto;
         e.multi = true;
         e.initial = acked.items(vsize);
         e.history.resize(q.history);

@@ -9,8 +9,9 @@
 // detectable structure (seed 004's stacks) also provides
 //   RecoveredOp recovered(int t) const
 // after recovery: what thread t's last announced operation did — applied
-// (with its response: ok, and the popped id) or not applied — or kUnknown
-// when the thread announced nothing.
+// (with its response: ok, and the popped id) or not applied — and which of
+// the thread's operations that was (seq: 1 for its first), or kUnknown when
+// the thread announced nothing.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "ds/common.h"
 #include "ds/traits.h"
 #include "errors.h"
 #include "workload/stream.h"
@@ -30,6 +32,7 @@ namespace pmemids {
 struct RecoveredOp {
   enum Status : uint8_t { kUnknown, kApplied, kNotApplied };
   Status status = kUnknown;
+  uint64_t seq = 0;       // the thread's operation number, from 1
   bool ok = false;        // the response: the op took effect (push: not full; pop: not empty)
   uint64_t response = 0;  // pop: the id it returned
 };
