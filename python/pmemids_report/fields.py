@@ -54,6 +54,9 @@ CONFIG_KEYS = (
     "scanproportion", "readmodifywriteproportion", "deleteproportion", "requestdistribution",
     "zipfianconstant", "insertorder", "fieldlength", "maxscanlength", "hotspotdatafraction",
     "hotspotopnfraction", "readmissrate", "request_generator", "tracefile", "traceload",
+    # operation sets other than kv (docs/design.md), and runs outside a structure's domains
+    "operationset", "pushproportion", "popproportion", "pushpoppairs", "keyrange", "producers",
+    "consumers", "queueslots", "slotsize", "unsafe",
     # derived by the report, and the context's part of a configuration's identity
     "locality", "hostname", "pmem", "git_revision",
 )

@@ -34,7 +34,7 @@ from .fields import COSTS
 from .load import Record
 from .style import LOCALITIES, LOCKS, MODES, PERCENTILES, OP_TYPES, STRUCTURES, order_key, workload_label
 
-NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "pool_dir", "pool_size", "workload_files",
+NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "stream_roles", "pool_dir", "pool_size", "workload_files",
                 "ignored_properties", "keep_pool"}
 CONTEXT_IDENTITY = ["hostname", "pmem", "git_revision"]
 DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None,
