@@ -34,7 +34,7 @@ LISTED = 8   # configurations named per warning before "and N more"
 
 
 def _contexts(records: list[Record]) -> list[dict]:
-    return [r.data["context"] for r in records if r.kind == "run"]
+    return [r.data["context"] for r in records if r.kind in ("run", "micro")]
 
 
 def _show(v) -> str:
@@ -121,7 +121,8 @@ def skipped(records: list[Record]) -> list[dict]:
         if r.kind not in ("skipped", "failed"):
             continue
         config = r.data["config"]
+        fields = SKIPPED_FIELDS if config.get("kind") != "micro" else [k for k in config if k != "kind"]
         reason = r.data["reason"] if r.kind == "skipped" else f"failed: {r.data['reason']}"
-        out.append({"config": ", ".join(f"{k}={config[k]}" for k in SKIPPED_FIELDS if config.get(k) is not None),
+        out.append({"config": ", ".join(f"{k}={config[k]}" for k in fields if config.get(k) is not None),
                     "reason": reason, "where": f"{r.file}:{r.line}"})
     return out

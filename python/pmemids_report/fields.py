@@ -28,7 +28,13 @@ COSTS = ["persists_per_op", "flushed_lines_per_op", "tx_per_op", "tx_bytes_per_o
 METRICS: dict[str, str] = {
     **{k: "run" for k in [
         "ops", "seconds", "ops_per_sec", "wall_ops_per_sec", "load_ops", "load_seconds",
-        "open_seconds", "recovery_seconds", "pool_bytes", *COSTS]},
+        "open_seconds", "recovery_seconds", "pool_bytes", *COSTS,
+        # pmemids' own share of persists and flushed lines (null when unobserved)
+        "pmemids_persists_per_op", "pmemids_flushed_lines_per_op",
+        # the run layer's trust (issue 10)
+        "operationcount", "sum_of_rates_ops_per_sec", "thread_seconds_spread", "allowed_cpus",
+        "cycles", "cpu_user_seconds", "cpu_system_seconds", "voluntary_context_switches",
+        "involuntary_context_switches"]},
     **{k: "issue 13" for k in ["fences_per_op", "flushes_elided_per_op"]},
     **{k: "issue 14" for k in [
         "ns_per_op", "gib_per_sec", "flushes_issued", "fences_issued", "ewr", "rwr"]},
@@ -46,7 +52,7 @@ _LATENCY = re.compile(rf"latency_({'|'.join(OP_TYPES)})_({'|'.join(LATENCY_STATS
 CONFIG_KEYS = (
     # what and how
     "ds", "mode", "workload", "thread_mode", "threads", "lock", "pin", "cpu_node", "mem_node",
-    "duration", "timeline_ms", "latency_sample", "warmup", "reopen",
+    "duration", "min_time", "timeline_ms", "latency_sample", "warmup", "reopen",
     # structure knobs
     "load_factor", "node_keys", "max_height",
     # workload properties

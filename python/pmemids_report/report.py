@@ -2,10 +2,10 @@
 
 make(inputs, out_dir, csv_path) reads and validates every input (load.py),
 computes per-configuration statistics from run records (stats.py), selects the
-figures (figures.py), writes `out_dir/figures/<id>.png|svg` (plot.py) and
-`out_dir/index.html` (html_page.py), when the inputs hold verdicts of `pmemids
-reproduce` `out_dir/reproduction.html` (reproduction.py), and, when asked, the CSV
-(export_csv.py).
+figures (figures.py; micro.py for `pmemids micro` records), writes
+`out_dir/figures/<id>.png|svg` (plot.py) and `out_dir/index.html` (html_page.py),
+when the inputs hold verdicts of `pmemids reproduce` `out_dir/reproduction.html`
+(reproduction.py), and, when asked, the CSV (export_csv.py).
 It raises load.ReportError for bad input before writing anything.
 """
 
@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import checks, export_csv, figures, html_page, outputs, plot, reproduction, stats, tables
+from . import (checks, export_csv, figures, html_page, micro, outputs, plot, reproduction, stats,
+               tables)
 from .load import KINDS, read_records
 
 
@@ -48,10 +49,14 @@ def _write(records, out_dir: Path, csv_path: Path | None) -> Path:
         png, svg = plot.render(spec, fig_dir)
         shown.append({"id": spec.id, "title": spec.title, "caption": spec.caption,
                       "png": png, "svg": svg, "table": tables.figure_table(spec)})
+    micro_points = micro.points(records)
+    shown += micro.figures(micro_points, fig_dir)
 
     inputs_summary = {}
     for r in records:
-        inputs_summary.setdefault(r.file, {"file": r.file, **{k: 0 for k in KINDS}})[r.kind] += 1
+        # A micro record is a measured repetition too.
+        kind = "run" if r.kind == "micro" else r.kind
+        inputs_summary.setdefault(r.file, {"file": r.file, **{k: 0 for k in KINDS}})[kind] += 1
     verdicts = reproduction.latest(records)
     if verdicts:
         reproduction.render(out_dir, verdicts, [f["id"] for f in shown])
@@ -59,7 +64,9 @@ def _write(records, out_dir: Path, csv_path: Path | None) -> Path:
                             else (tables.Table([], [], []), {}))
     return html_page.render(
         out_dir,
-        emulated=checks.emulated(records), total_runs=len(run_rows),
+        emulated=checks.emulated(records),
+        total_runs=len(run_rows) + sum(1 for r in records if r.kind == "micro"),
+        micro_points=len(micro_points),
         inputs=list(inputs_summary.values()), warnings=checks.warnings(records, confs),
         environment=checks.environment(records), figures=shown,
         configurations=config_table, common=common, skipped=checks.skipped(records),

@@ -5,7 +5,9 @@ figure_table(spec): the data behind a figure, one row per plotted configuration
 mean, sd, CV, half-width of the Student-t 95% CI of the mean over the n
 repetitions), the per-op costs that are
 non-zero somewhere in the figure: persists, flushed cache lines, transactions,
-logged (transaction) bytes, allocations, frees and pointer translations per op.
+logged (transaction) bytes, allocations, frees and pointer translations per op
+(n/a where the record holds null: not observed). Latency tables show the
+context's timer overhead, which every sampled latency includes.
 
 configurations_table(confs): every configuration with its label (C1, ...), the
 settings that differ between configurations, repetitions, discarded warm-ups,
@@ -85,8 +87,10 @@ def _latency_table(spec: FigureSpec) -> Table:
     desc = _describing(df)
     pcts = [(f"latency_{spec.op}_{p}_ns", label) for p, label in PERCENTILES + [("mean", "mean")]
             if f"latency_{spec.op}_{p}_ns" in df and df[f"latency_{spec.op}_{p}_ns"].notna().any()]
-    columns = ["config"] + desc + ["n"] + [f"{label} (ns)" for _, label in pcts]
+    # Every sampled latency includes one clock read: its cost, beside them.
+    columns = ["config"] + desc + ["n"] + [f"{label} (ns)" for _, label in pcts] + ["timer overhead (ns)"]
     rows = [[r["label"]] + [_text(r[c]) for c in desc] + [str(r["n"])] + [fmt_number(r[c]) for c, _ in pcts]
+            + [fmt_number(r.get("timer_overhead_ns"))]
             for _, r in df.iterrows()]
     return Table(columns, rows, [False] * (1 + len(desc)) + [True] * (len(columns) - 1 - len(desc)))
 

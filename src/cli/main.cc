@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   pmemids::add_report_command(app);
   pmemids::add_sweep_command(app);
   pmemids::add_crash_command(app);
+  pmemids::add_micro_command(app);
   pmemids::add_reproduce_command(app);
   pmemids::add_stream_command(app);
   pmemids::add_compare_command(app);

@@ -3,13 +3,14 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <numeric>
-#include <random>
 
 #include "cli/commands.h"
 #include "cli/lists.h"
@@ -21,6 +22,7 @@
 #include "run/placement.h"
 #include "run/registry.h"
 #include "run/result.h"
+#include "stats/sampling.h"
 #include "util/file_checks.h"
 #include "util/stop_signals.h"
 #include "workload/properties.h"
@@ -162,22 +164,44 @@ void check_streams(const RunStreams& built,
   }
 }
 
-// Indices of the operations whose latency is timed: each independently with
-// probability `rate` (geometric gaps), from a seed derived from the workload's.
-std::vector<uint64_t> sample_positions(uint64_t n, double rate, uint64_t seed) {
-  std::vector<uint64_t> out;
-  if (rate <= 0 || n == 0) return out;
-  if (rate >= 1) {
-    out.resize(n);
-    std::iota(out.begin(), out.end(), uint64_t{0});
-    return out;
+// Whether the workers share one instance.
+bool shared_instance(ThreadMode tm) {
+  return tm == ThreadMode::kConcurrent || tm == ThreadMode::kNative;
+}
+
+// Each worker's operations (build_streams: parallel workers a stream each;
+// concurrent and native workers their part of the workload, as plan_streams
+// shapes it: kv slice t of n, queue roles, set and stack shares; a single
+// worker one stream) and its latency samples.
+struct Streams {
+  RunStreams built;
+  std::vector<Feed> feeds;
+};
+
+Streams make_streams(const WorkloadSpec& spec, ThreadMode tm, int threads, double rate) {
+  Streams s{.built = build_streams(spec, tm == ThreadMode::kSingle ? 1 : threads,
+                                   shared_instance(tm) ? StreamShare::kSlices : StreamShare::kOwn),
+            .feeds = {}};
+  for (size_t t = 0; t < s.built.streams.size(); ++t) {
+    const Stream& st = s.built.streams[t];
+    s.feeds.push_back(
+        {&st, sample_positions(st.ops.size(), rate, s.built.seeds[t] ^ kSampleSeedSalt)});
   }
-  out.reserve(static_cast<size_t>(static_cast<double>(n) * rate * 1.1) + 16);
-  std::mt19937_64 rng(seed);
-  std::geometric_distribution<uint64_t> gap(rate);
-  for (uint64_t i = gap(rng); i < n; i += 1 + gap(rng)) out.push_back(i);
+  return s;
+}
+
+// Each stream's role (mixed, producer, consumer), in worker order.
+std::vector<std::string> stream_roles(const RunStreams& built) {
+  std::vector<std::string> out;
+  for (const StreamShape& sh : built.shapes) out.emplace_back(role_name(sh.role));
   return out;
 }
+
+// --min-time: at most this many regrowths of one repetition, each by the
+// shortfall with this margin, by at most kMaxGrowth at a time.
+constexpr int kMaxMinTimeRetries = 8;
+constexpr double kMinTimeMargin = 1.25;
+constexpr double kMaxGrowth = 100;
 
 void run(const RunOptions& o) {
   PropertySet props;
@@ -194,6 +218,22 @@ void run(const RunOptions& o) {
     check_thread_mode(*e, tm);
     check_domain(*e, m, Domain::kAdr, o.unsafe);
   }
+  if (o.min_time > 0 && !spec.tracefile.empty()) {
+    throw UsageError(fmt::format(
+        "--min-time {} and tracefile={}: --min-time grows operationcount, a trace fixes the "
+        "operations; use one or the other",
+        o.min_time, spec.tracefile));
+  }
+  if (o.min_time > 0 && o.duration > 0) {
+    throw UsageError(fmt::format(
+        "--min-time {} and --duration {}: --duration fixes the timed phase; use one or the other",
+        o.min_time, o.duration));
+  }
+  if (o.min_time > 0 && o.keep_pool) {
+    throw UsageError(
+        "--min-time and --keep-pool: a repetition --min-time reruns would find the pool its "
+        "first attempt kept; use one or the other");
+  }
   const Placement placement = plan_placement({.pin = parse_pin(o.pin),
                                               .cpu_node = o.cpu_node,
                                               .mem_node = o.mem_node,
@@ -204,18 +244,15 @@ void run(const RunOptions& o) {
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
-  // kv: one stream (concurrent: sliced) or one per parallel worker; queue, set
-  // and stack, and native mode: one per worker, as plan_streams splits them.
-  const bool shared = tm == ThreadMode::kConcurrent || tm == ThreadMode::kNative;
-  const bool per_worker = tm == ThreadMode::kParallel || tm == ThreadMode::kNative ||
-                          (shared && spec.operationset != OpSet::kKv);
-  const std::vector<StreamShape> shapes = plan_streams(spec, per_worker ? o.threads : 1, shared);
+  // Parallel instances hold a whole workload's stream each; the shared modes'
+  // streams hold one workload between them.
+  const int instances = tm == ThreadMode::kParallel ? o.threads : 1;
   const RunShape shape{.pool_size = pool_size,
                        .load_factor = o.load_factor,
                        .node_keys = o.node_keys,
                        .max_height = o.max_height,
-                       .instances = tm == ThreadMode::kParallel ? o.threads : 1,
-                       .streams = static_cast<int>(shapes.size()),
+                       .instances = instances,
+                       .streams = instances,
                        .workers = o.threads,
                        .latency_sample = rate,
                        .reopen = o.reopen};
@@ -247,18 +284,22 @@ void run(const RunOptions& o) {
   if (o.cpu_node) run_on_node(*o.cpu_node);
   if (o.mem_node) bind_memory(*o.mem_node);
 
-  if (spec.tracefile.empty()) {
-    fmt::print(stderr, "pmemids: generating {} stream(s) of {} operations in all (seed {})\n",
-               shapes.size(), shared ? spec.operationcount : spec.operationcount * shapes.size(),
-               spec.seed);
+  const int stream_count = tm == ThreadMode::kSingle ? 1 : o.threads;
+  const uint64_t load_keys = spec.op_set() == OpSet::kSet ? spec.keyrange / 2 : spec.recordcount;
+  if (spec.tracefile.empty() && shared_instance(tm)) {
+    fmt::print(stderr,
+               "pmemids: generating {} load keys and {} operations in {} worker streams "
+               "(seed {})\n",
+               load_keys, spec.operationcount, stream_count, spec.seed);
+  } else if (spec.tracefile.empty()) {
+    fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n",
+               stream_count, load_keys, spec.operationcount, spec.seed);
   } else {
-    fmt::print(stderr, "pmemids: reading {} x (trace {})\n", shapes.size(), spec.tracefile);
+    fmt::print(stderr, "pmemids: reading {} x (trace {})\n", instances, spec.tracefile);
   }
-  const RunStreams built = build_streams(spec, shapes);
-  const std::vector<uint64_t>& stream_seeds = built.seeds;
-  std::vector<std::string> stream_roles;
-  for (const StreamShape& sh : shapes) stream_roles.emplace_back(role_name(sh.role));
-  check_streams(built, pairs);
+  WorkloadSpec current = spec;  // operationcount grows under --min-time
+  Streams streams = make_streams(current, tm, o.threads, rate);
+  check_streams(streams.built, pairs);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
@@ -266,30 +307,69 @@ void run(const RunOptions& o) {
                  .load_factor = o.load_factor,
                  .max_height = o.max_height,
                  .node_keys = o.node_keys,
-                 .spec = &spec,
+                 .spec = &current,
                  .thread_mode = tm,
                  .threads = o.threads,
                  .placement = placement,
-                 .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms}};
-  for (size_t t = 0; t < shapes.size(); ++t) {
-    const Stream& st = built.streams[t];
-    req.feeds.push_back(
-        {&st, sample_positions(st.ops.size(), rate, stream_seeds[t] ^ kSampleSeedSalt)});
-  }
+                 .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms},
+                 .feeds = streams.feeds};
   const nlohmann::json context = collect_context(pool_dir, probe);
+  const auto cpus = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
+  bool warned_load = false;
   throw_if_stopped();
 
   print_table_header(stdout);
   for (const auto& [e, m] : pairs) {
     {
+      if (current.operationcount != spec.operationcount) {  // grown for the previous pair
+        current = spec;
+        streams = make_streams(current, tm, o.threads, rate);
+        req.feeds = streams.feeds;
+      }
       req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
       std::vector<double> measured;
       for (int rep = -o.warmup; rep < o.repeat; ++rep) {
         throw_if_stopped();
+        const int shown = rep < 0 ? rep + o.warmup : rep;
         req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
         // Once: later repetitions reopen what the first one checked and ran on.
         req.check_reopened = !o.no_pool_check && rep == -o.warmup;
-        const RepResult r = e->run[static_cast<int>(m)](req);
+        RepResult r;
+        nlohmann::json loadavg_before, loadavg_after;
+        for (int retry = 0;; ++retry) {
+          loadavg_before = load_average();
+          if (!warned_load && loadavg_before.is_array() && loadavg_before[0].get<double>() > cpus) {
+            fmt::print(stderr,
+                       "pmemids: warning: load average {:.2f} exceeds the {} CPUs: other work "
+                       "competes for them (recorded as loadavg_before/loadavg_after)\n",
+                       loadavg_before[0].get<double>(), cpus);
+            warned_load = true;
+          }
+          r = e->run[static_cast<int>(m)](req);
+          loadavg_after = load_average();
+          if (o.min_time <= 0 || r.seconds >= o.min_time || retry == kMaxMinTimeRetries) break;
+          const double factor =
+              std::min(kMaxGrowth, o.min_time / std::max(r.seconds, 1e-6) * kMinTimeMargin);
+          const auto grown = static_cast<uint64_t>(
+              std::ceil(static_cast<double>(std::max<uint64_t>(current.operationcount, 1)) *
+                        std::max(factor, 1.1)));
+          WorkloadSpec next = current;
+          next.operationcount = grown;
+          try {
+            streams = make_streams(next, tm, o.threads, rate);
+          } catch (const UsageError& err) {
+            fmt::print(stderr,
+                       "pmemids: warning: --min-time: cannot grow operationcount to {}: {}\n",
+                       grown, err.what());
+            break;
+          }
+          fmt::print(stderr,
+                     "pmemids: {} {} rep {}: timed phase {:.3f} s < --min-time {}: rerun with "
+                     "operationcount {}\n",
+                     e->name, mode_name(m), shown, r.seconds, o.min_time, grown);
+          current = next;
+          req.feeds = streams.feeds;
+        }
         nlohmann::json config = spec.to_json();
         config.update({{"ds", e->name},
                        {"mode", mode_name(m)},
@@ -301,10 +381,11 @@ void run(const RunOptions& o) {
                        {"cpu_node", o.cpu_node ? nlohmann::json(*o.cpu_node) : nlohmann::json()},
                        {"mem_node", o.mem_node ? nlohmann::json(*o.mem_node) : nlohmann::json()},
                        {"duration", o.duration > 0 ? nlohmann::json(o.duration) : nlohmann::json()},
+                       {"min_time", o.min_time > 0 ? nlohmann::json(o.min_time) : nlohmann::json()},
                        {"timeline_ms", o.timeline_ms},
                        {"latency_sample", rate},
-                       {"stream_seeds", stream_seeds},
-                       {"stream_roles", stream_roles},
+                       {"stream_seeds", streams.built.seeds},
+                       {"stream_roles", stream_roles(streams.built)},
                        {"unsafe", o.unsafe},
                        {"workload", workload_name(spec)},
                        {"pool_dir", pool_dir},
@@ -316,8 +397,11 @@ void run(const RunOptions& o) {
                        {"max_height", o.max_height},
                        {"repeat", o.repeat},
                        {"warmup", o.warmup},
-                       {"repetition", rep < 0 ? rep + o.warmup : rep}});
-        nlohmann::json record = make_record(context, config, r);
+                       {"repetition", shown}});
+        nlohmann::json rep_context = context;
+        rep_context["loadavg_before"] = loadavg_before;
+        rep_context["loadavg_after"] = loadavg_after;
+        nlohmann::json record = make_record(rep_context, config, r);
         if (rep < 0) {
           record["warmup"] = true;
         } else {
@@ -325,8 +409,12 @@ void run(const RunOptions& o) {
         }
         append_record(out, record);
         print_table_row(stdout, record);
+        for (const auto& w : record_warnings(record)) {
+          fmt::print(stderr, "pmemids: warning: {} {} rep {}: {}\n", e->name, mode_name(m), shown,
+                     w);
+        }
         if (rep == o.repeat - 1 && o.repeat > 1) {
-          const nlohmann::json agg = make_aggregate(context, config, measured);
+          const nlohmann::json agg = make_aggregate(rep_context, config, measured);
           append_record(out, agg);
           print_table_row(stdout, agg);
         }

@@ -67,8 +67,9 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(CLI::Range(1, 64));
   sub->add_option("--thread-mode", o.thread_mode,
                   "single | parallel (an instance and pool per thread, each runs the whole "
-                  "workload) | concurrent (one instance, operations split, one global lock) | "
-                  "native (one instance that synchronises itself, no lock: internal structures)")
+                  "workload) | concurrent (one instance, each thread its own part of the "
+                  "workload, one global lock) | native (as concurrent with no lock: "
+                  "structures that synchronise themselves)")
       ->check(CLI::IsMember({"single", "parallel", "concurrent", "native"}));
   sub->add_option("--threads", o.threads, "Worker threads (parallel, concurrent, native)")
       ->check(CLI::Range(1, 1024));
@@ -92,6 +93,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--duration", o.duration,
                   "Run for this many seconds, replaying the operation stream cyclically, "
                   "instead of operationcount operations")
+      ->check(finite_range(0.001, 86400.0));
+  sub->add_option("--min-time", o.min_time,
+                  "Grow operationcount (regenerating the stream before timing) and rerun a "
+                  "repetition until its timed phase lasts at least this many seconds")
       ->check(finite_range(0.001, 86400.0));
   sub->add_option("--timeline-ms", o.timeline_ms,
                   "Record throughput per interval of this many milliseconds")

@@ -37,6 +37,7 @@ struct RunOptions {
   std::optional<int> cpu_node;
   std::optional<int> mem_node;
   double duration = 0;         // seconds; 0: run operationcount operations
+  double min_time = 0;         // seconds; 0: run operationcount operations whatever they take
   uint32_t timeline_ms = 0;    // 0: no timeline
   double latency_sample = -1;  // fraction of operations timed; < 0: the default
   double pool_check_timeout = 0;  // seconds the check of a reopened pool may take; 0: scaled

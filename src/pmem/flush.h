@@ -16,6 +16,12 @@
 //                         aligned 8-byte words inside [d, d+n), regular stores for
 //                         a ragged head or tail, which it then writes back with
 //                         `tail`. Needs a store_fence() to be ordered.
+//   nt_fill(d, w, n, t)   stores the 8-byte pattern `w` over [d, d+n) (the byte
+//                         at address a is byte a % 8 of w): non-temporal stores
+//                         nt_fill_width() bytes wide for the aligned blocks
+//                         inside the range, regular stores for a ragged head or
+//                         tail, which it then writes back with `t`. Needs a
+//                         store_fence() to be ordered.
 // The instruction is a run-time choice made once per run; each call costs one
 // predictable branch, against the hundreds of nanoseconds of a write-back.
 #pragma once
@@ -35,6 +41,7 @@ struct CpuFlushSupport {
   bool clflushopt = false;
   bool clflush = false;
   bool sse2 = false;  // movnti (non-temporal 8-byte stores)
+  bool avx = false;   // 32-byte vmovntdq, with the OS saving the ymm registers
 
   // What this CPU reports through cpuid (read once).
   static const CpuFlushSupport& host();
@@ -80,5 +87,9 @@ inline void flush_range(FlushInsn i, const void* p, size_t n) {
 inline void store_fence() { asm volatile("sfence" ::: "memory"); }
 
 void nt_copy(void* dst, const void* src, size_t n, FlushInsn tail);
+
+void nt_fill(void* dst, uint64_t word, size_t n, FlushInsn tail);
+// 32 with AVX (libpmem's default movnt width on such CPUs), else 16.
+size_t nt_fill_width();
 
 }  // namespace pmemids

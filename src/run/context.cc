@@ -8,11 +8,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "errors.h"
 #include "git_revision.h"
@@ -80,7 +82,40 @@ std::string flush_instruction(const std::set<std::string>& flags, const PmemProb
   return "clflush";
 }
 
+// The whole command line of this process, one element per argument.
+nlohmann::json command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  nlohmann::json args = nlohmann::json::array();
+  for (std::string a; std::getline(in, a, '\0');) args.push_back(a);
+  return args;
+}
+
+nlohmann::json cpu_governor() {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  std::string g;
+  if (!(in >> g)) return nullptr;
+  return g;
+}
+
 }  // namespace
+
+double measure_timer_overhead_ns() {
+  using Clock = std::chrono::steady_clock;
+  constexpr size_t kReads = 10001;
+  std::vector<Clock::time_point> t(kReads);
+  for (auto& x : t) x = Clock::now();
+  std::vector<double> gaps(kReads - 1);
+  for (size_t i = 1; i < kReads; ++i)
+    gaps[i - 1] = std::chrono::duration<double, std::nano>(t[i] - t[i - 1]).count();
+  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+  return gaps[gaps.size() / 2];
+}
+
+nlohmann::json load_average() {
+  double l[3];
+  if (getloadavg(l, 3) != 3) return nullptr;
+  return {l[0], l[1], l[2]};
+}
 
 PmemProbe probe_pool_dir(const std::string& dir) {
   PmemProbe p;
@@ -144,6 +179,9 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
       {"cpu_model", cpuinfo_field("model name")},
       {"cpu_flags", cpu_flags},
       {"cpus_online", sysconf(_SC_NPROCESSORS_ONLN)},
+      {"cpu_governor", cpu_governor()},
+      {"timer_overhead_ns", measure_timer_overhead_ns()},
+      {"command_line", command_line()},
       {"numa_nodes", numa_available() < 0 ? 1 : numa_num_configured_nodes()},
       {"kernel", fmt::format("{} {}", u.sysname, u.release)},
       {"hostname", host},

@@ -20,8 +20,20 @@ struct PmemProbe {
 // line instructions instead of msync (call before any pool is opened).
 PmemProbe probe_pool_dir(const std::string& dir);
 
-// The `context` block of every result record.
+// The `context` block of every result record, measured once per invocation:
+// machine, build, libraries, pool location, the full command line, the CPU
+// frequency governor (null where unreadable) and timer_overhead_ns.
+// loadavg_before / loadavg_after are added per repetition by the caller.
 nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& probe);
+
+// What one steady_clock read costs, in ns: the median gap between 10,001
+// back-to-back reads. A sampled latency spans one such read (the end of the
+// first and the start of the second of its two reads), so it is included in
+// every latency_* figure.
+double measure_timer_overhead_ns();
+
+// The 1, 5 and 15-minute load averages, or null when unreadable.
+nlohmann::json load_average();
 
 // True when this binary was compiled with optimisation.
 constexpr bool optimized_build() {

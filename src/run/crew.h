@@ -3,16 +3,21 @@
 //
 // Each worker t: binds itself (apply_placement), runs setup(t) (pool creation,
 // loading: never timed), waits at the barrier with every other worker and the
-// coordinator, reads the clock, runs work(t, control), reads the clock. The
+// coordinator, reads its CPU usage (getrusage RUSAGE_THREAD) and the clock,
+// runs work(t, control), reads the clock and its CPU usage again. The
 // coordinator (the calling thread) only sleeps: it wakes every timeline_ms to
 // sum the workers' published progress, sets the stop flag when `duration` has
 // passed, and is woken as soon as every worker has finished or one failed (the
 // last timeline interval ends there). An exception in any worker stops the others at their next
 // chunk and is rethrown by run_crew after every thread has joined. SIGINT / SIGTERM
 // (util/stop_signals.h) stop the workers the same way, and run_crew throws Interrupted.
+//
+// The common window of a run is from the first worker's start (the first
+// clock read after the barrier released them) to the last worker's end.
 #pragma once
 
 #include <sched.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <barrier>
@@ -35,9 +40,42 @@ struct CrewTiming {
   uint32_t timeline_ms = 0;  // 0: no timeline
 };
 
+// CPU time and context switches of one worker's timed phase.
+struct ThreadUsage {
+  double user_seconds = 0;
+  double system_seconds = 0;
+  uint64_t voluntary_switches = 0;
+  uint64_t involuntary_switches = 0;
+
+  static ThreadUsage now() {
+    rusage u{};
+    getrusage(RUSAGE_THREAD, &u);
+    const auto secs = [](const timeval& tv) {
+      return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
+    };
+    return {secs(u.ru_utime), secs(u.ru_stime), static_cast<uint64_t>(u.ru_nvcsw),
+            static_cast<uint64_t>(u.ru_nivcsw)};
+  }
+  ThreadUsage& operator-=(const ThreadUsage& o) {
+    user_seconds -= o.user_seconds;
+    system_seconds -= o.system_seconds;
+    voluntary_switches -= o.voluntary_switches;
+    involuntary_switches -= o.involuntary_switches;
+    return *this;
+  }
+  ThreadUsage& operator+=(const ThreadUsage& o) {
+    user_seconds += o.user_seconds;
+    system_seconds += o.system_seconds;
+    voluntary_switches += o.voluntary_switches;
+    involuntary_switches += o.involuntary_switches;
+    return *this;
+  }
+};
+
 struct CrewRun {
   std::vector<double> thread_seconds;         // each worker's timed phase
-  double wall_seconds = 0;                    // first start to last end
+  std::vector<ThreadUsage> thread_usage;      // ... its CPU time and context switches
+  double wall_seconds = 0;                    // the common window: first start to last end
   std::vector<std::vector<int>> thread_cpus;  // CPUs each worker was allowed
   std::vector<int> start_cpu;                 // the CPU each worker started on
   std::vector<double> timeline;               // ops/s per interval, all workers
@@ -75,6 +113,7 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
   };
   CrewRun run;
   run.thread_seconds.resize(n);
+  run.thread_usage.resize(n);
   run.thread_cpus.resize(n);
   run.start_cpu.resize(n);
   std::barrier start(n + 1);
@@ -98,9 +137,12 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
         try {
           run.start_cpu[t] = sched_getcpu();
           const DriveControl ctl{&stop, &slots[t].progress, timing.duration > 0};
+          const ThreadUsage before = ThreadUsage::now();
           slots[t].start = Clock::now();
           work(t, ctl);
           slots[t].end = Clock::now();
+          run.thread_usage[t] = ThreadUsage::now();
+          run.thread_usage[t] -= before;
         } catch (...) {
           slots[t].end = Clock::now();
           fail(std::current_exception());

@@ -132,6 +132,13 @@ Placement plan_placement(const PlacementRequest& req) {
           *req.cpu_node, fmt::join(on_node, ","), fmt::join(current_cpus(), ",")));
     }
   }
+  p.allowed_cpus = static_cast<int>(cpus.size());
+  if (req.threads > p.allowed_cpus) {
+    p.warnings.push_back(fmt::format(
+        "{} worker threads on {} allowed CPUs: oversubscribed, threads share CPUs (recorded as "
+        "\"oversubscribed\": true)",
+        req.threads, p.allowed_cpus));
+  }
   if (req.pin == PinPolicy::kNone) {
     p.thread_cpus.assign(req.threads, req.cpu_node ? cpus : std::vector<int>{});
     return p;
@@ -148,10 +155,6 @@ Placement plan_placement(const PlacementRequest& req) {
     });
   }
   for (int t = 0; t < req.threads; ++t) p.thread_cpus.push_back({info[t % info.size()].cpu});
-  if (static_cast<size_t>(req.threads) > info.size()) {
-    p.warnings.push_back(
-        fmt::format("{} threads pinned to {} CPUs: threads share CPUs", req.threads, info.size()));
-  }
   return p;
 }
 

@@ -15,15 +15,25 @@
 // and removes it afterwards unless the configuration sets keep-pool. Every base
 // must be an existing directory.
 //
+// Interleaving (the default): a configuration with repeat = R > 1 is run as R
+// separate runs of one repetition each (`--repeat 1`, warm-ups in each), in
+// rounds: repetition 0 of every configuration, then repetition 1, ... so slow
+// drifts of the machine (load, temperature, other tenants) spread over all
+// configurations instead of landing on a few. Each repetition is recorded
+// (and resumed) on its own; the one that completes a configuration also
+// appends its aggregate record (records.h). A configuration run refuses here
+// is skipped once, for all its repetitions. interleave = false runs each
+// configuration's repetitions in one run, configuration after configuration.
+//
 // Outcomes:
 //   kOk          the run's records, stamped, appended in one write
 //   kSkipped     a skipped record (the run exited 2: cannot run here)
 //   kFailed      a failed record; the sweep goes on and returns 1 at the end
 //   kInterrupted nothing recorded; the sweep stops and returns 130
-// Progress goes to `progress` (stderr), one line per configuration:
-//   [k/N] <swept keys> <status> <seconds> elapsed 1m02s ETA 3m10s
-// with ETA = mean time of the configurations run by this invocation times the
-// number left.
+// Progress goes to `progress` (stderr), one line per run:
+//   [k/N] <swept keys> [rep r/R] <status> <seconds> elapsed 1m02s ETA 3m10s
+// N counting runs (a configuration's repetitions, when interleaved), ETA =
+// mean time of the runs of this invocation times the number left.
 #pragma once
 
 #include <cstdio>
@@ -54,6 +64,7 @@ struct DriverOptions {
   std::string out;
   std::string pool_dir;        // base pool directory of configurations that set none
   bool retry_skipped = false;  // run configurations recorded as skipped again
+  bool interleave = true;      // repetitions in rounds across configurations (above)
   std::FILE* progress = stderr;
   std::function<bool()> interrupted = [] { return false; };  // checked between runs
 };

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "errors.h"
 #include "sweep/expand.h"
@@ -201,8 +202,8 @@ Layer read_layer(const Ctx& ctx, const std::string& prefix, const toml::table& t
   Layer layer;
   const std::string sections =
       top ? "matrix, properties, exclude, scale" : "matrix, properties, exclude";
-  const std::string accepted =
-      fmt::format("the options of `pmemids run` ({}) or the tables {}", keys.names(), sections);
+  const std::string accepted = fmt::format("the options of `pmemids {}` ({}) or the tables {}",
+                                           keys.command_text(), keys.names(), sections);
   const toml::table* matrix = nullptr;
   for (const auto& [name, node] : in_file_order(t)) {
     const std::string where = prefix + name;
@@ -223,6 +224,12 @@ Layer read_layer(const Ctx& ctx, const std::string& prefix, const toml::table& t
       }
     } else if (name == "scale" && top) {
       continue;  // read by the caller
+    } else if (name == "command") {
+      const auto* c = node->as_string();
+      if (!top || c == nullptr || c->get() != keys.command_text()) {
+        ctx.fail(where, top ? "not the command these keys belong to" : "only at the top level",
+                 fmt::format("\"{}\" at the top level", keys.command_text()));
+      }
     } else if (const char* why = refused_key(name)) {
       ctx.fail(where, why, accepted);
     } else {
@@ -361,6 +368,11 @@ SweepSpec build_spec(const toml::table& root, const std::string& name, const std
   }
   spec.options = std::move(base.options);
   spec.properties = std::move(base.properties);
+  spec.command = keys.command();
+  if (!keys.is_run() && (!spec.properties.empty() || root.get("properties") != nullptr)) {
+    ctx.fail("properties", fmt::format("`{}` takes no workload properties", keys.command_text()),
+             fmt::format("the options of `pmemids {}`", keys.command_text()));
+  }
   for (const auto& e : spec.options) {
     if (e.key != "workload") continue;
     for (const auto& v : e.values) {
@@ -394,20 +406,44 @@ nlohmann::json value_json(const Value& v) {
   return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
 }
 
-SweepSpec parse_sweep_text(const std::string& text, const std::string& name,
-                           const std::string& scale, const RunKeys& keys) {
-  toml::table root;
+namespace {
+
+toml::table parse_toml(const std::string& text, const std::string& name) {
   try {
-    root = toml::parse(text, name);
+    return toml::parse(text, name);
   } catch (const toml::parse_error& e) {
     throw UsageError(fmt::format("{}:{}:{}: TOML syntax: {}", name, e.source().begin.line,
                                  e.source().begin.column, e.description()));
   }
-  return build_spec(root, name, scale, keys);
+}
+
+}  // namespace
+
+SweepSpec parse_sweep_text(const std::string& text, const std::string& name,
+                           const std::string& scale, const RunKeys& keys) {
+  return build_spec(parse_toml(text, name), name, scale, keys);
 }
 
 SweepSpec parse_sweep_file(const std::string& path, const std::string& scale, const RunKeys& keys) {
   return parse_sweep_text(read_input_file(path, "sweep file"), path, scale, keys);
+}
+
+std::vector<std::string> read_sweep_command_text(const std::string& text, const std::string& name) {
+  const toml::table root = parse_toml(text, name);
+  const toml::node* c = root.get("command");
+  if (c == nullptr) return {"run"};
+  if (!c->is_string()) {
+    Ctx(name).fail("command", type_of(*c), "a string: \"run\" or \"micro <bench>\"");
+  }
+  std::vector<std::string> words;
+  std::istringstream in(c->as_string()->get());
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.empty()) Ctx(name).fail("command", "empty", "\"run\" or \"micro <bench>\"");
+  return words;
+}
+
+std::vector<std::string> read_sweep_command(const std::string& path) {
+  return read_sweep_command_text(read_input_file(path, "sweep file"), path);
 }
 
 }  // namespace pmemids::sweep

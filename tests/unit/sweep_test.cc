@@ -460,11 +460,13 @@ TEST(SweepConfigId, FloatsKeepTheirType) {
 
 // ------------------------------------------------------------------ resume reading
 
-std::string group(const std::string& id, int m, const std::string& kind = "") {
+// `rep` >= 0: one repetition's group of an interleaved sweep.
+std::string group(const std::string& id, int m, const std::string& kind = "", int rep = -1) {
   std::string out;
   for (int j = 0; j < m; ++j) {
     nlohmann::json r = {{"schema_version", 1},
                         {"sweep", {{"config_id", id}, {"record", j}, {"records", m}}}};
+    if (rep >= 0) r["sweep"].update({{"repetition", rep}, {"repetitions", 2}});
     if (!kind.empty()) r[kind] = true;
     out += r.dump() + "\n";
   }
@@ -486,6 +488,23 @@ TEST(SweepResume, CountsWholeGroupsByKind) {
   EXPECT_FALSE(already_recorded(s, "b", true));
   EXPECT_FALSE(already_recorded(s, "c", false));  // failed: run again
   EXPECT_FALSE(already_recorded(s, "z", false));
+}
+
+TEST(SweepResume, InterleavedGroupsCountPerRepetition) {
+  const std::string b1 = group("b", 2, "", 1);
+  const std::string content = group("a", 1, "", 0) + group("b", 1, "", 0) + group("a", 1, "", 1) +
+                              b1.substr(0, b1.find('\n') + 1);  // b's second, torn
+  const OutputScan s = scan_output(content);
+  EXPECT_TRUE(s.ok.empty());
+  EXPECT_EQ(s.ok_repetitions.at("a").size(), 2u);
+  EXPECT_EQ(s.ok_repetitions.at("b").size(), 1u);
+  EXPECT_TRUE(already_recorded(s, "a", false, 2));
+  EXPECT_FALSE(already_recorded(s, "b", false, 2));
+  EXPECT_TRUE(repetition_recorded(s, "b", 0, false));
+  EXPECT_FALSE(repetition_recorded(s, "b", 1, false));
+  EXPECT_EQ(s.keep_bytes, content.size() - (b1.find('\n') + 1));
+  // A group of every repetition (non-interleaved) covers each of them.
+  EXPECT_TRUE(repetition_recorded(scan_output(group("c", 3)), "c", 1, false));
 }
 
 TEST(SweepResume, TornLastLineIsCutOff) {
@@ -598,12 +617,13 @@ struct FakeRun {
     if (mode == "pmem-volatile") return {Status::kSkipped, "NUMA node 7 does not exist", 2, 0, ""};
     if (mode == "pmem-trans") return {Status::kFailed, "pool full", 1, 0, ""};
     std::ofstream out(temp, std::ios::app);
-    const int repeat =
-        c.option("repeat") != nullptr ? std::stoi(value_text(*c.option("repeat"))) : 1;
+    const auto r_arg = std::find(args.begin(), args.end(), "--repeat");
+    const int repeat = r_arg != args.end() ? std::stoi(*(r_arg + 1)) : 1;
     for (int r = 0; r < repeat; ++r) {
       out << nlohmann::json{{"schema_version", 1},
-                            {"config", {{"mode", mode}, {"repetition", r}}},
-                            {"metrics", {{"ops", 1}}}}
+                            {"context", {{"call", calls}}},
+                            {"config", {{"mode", mode}, {"repetition", r}, {"repeat", repeat}}},
+                            {"metrics", {{"ops", 1}, {"ops_per_sec", 100.0 * calls}}}}
                  .dump()
           << "\n";
     }
@@ -631,12 +651,15 @@ struct DriverFixture {
     o.out = out;
     o.pool_dir = pools;
     o.progress = progress;
+    o.interleave = false;
     return o;
   }
-  int run(FakeRun& fake, bool retry_skipped = false) {
+  // Repetitions run together unless `interleave` (the sweep's default).
+  int run(FakeRun& fake, bool retry_skipped = false, bool interleave = false) {
     std::FILE* progress = std::fopen(progress_path.c_str(), "a");
     DriverOptions o = options(progress);
     o.retry_skipped = retry_skipped;
+    o.interleave = interleave;
     int code = -1;
     try {
       code = run_sweep(spec, configs, std::ref(fake), o);
@@ -832,6 +855,90 @@ keep-pool = [false, true]
   EXPECT_NE(msg.find("test.toml: pool-dir: '/no/such/dir' is not an existing directory"),
             std::string::npos)
       << msg;
+}
+
+// Interleaved: repetition 0 of every configuration, then repetition 1; one
+// group per repetition; the last repetition's group adds the aggregate.
+TEST(SweepDriver, InterleavedRepetitionsRunInRoundsAndEndInAnAggregate) {
+  DriverFixture f(kFourDram);
+  std::vector<std::pair<std::string, std::vector<std::string>>> calls;
+  FakeRun fake;
+  auto runner = [&](const Configuration& c, const std::vector<std::string>& a,
+                    const std::string& t) {
+    calls.emplace_back(c.id, a);
+    return fake(c, a, t);
+  };
+  std::FILE* progress = std::fopen(f.progress_path.c_str(), "a");
+  DriverOptions o = f.options(progress);
+  o.interleave = true;
+  EXPECT_EQ(run_sweep(f.spec, f.configs, runner, o), 0);
+  std::fclose(progress);
+  ASSERT_EQ(calls.size(), 8u);
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(calls[i].first, f.configs[i % 4].id) << i;  // rounds over the configurations
+    const auto& a = calls[i].second;
+    EXPECT_EQ(*(std::find(a.begin(), a.end(), "--repeat") + 1), "1");
+  }
+  const auto recs = f.records();
+  ASSERT_EQ(recs.size(), 4u + 4 * 2);
+  for (size_t i = 0; i < 4; ++i) {  // round 0: one record each
+    EXPECT_EQ(recs[i]["sweep"]["config_id"], f.configs[i].id);
+    EXPECT_EQ(recs[i]["sweep"]["repetition"], 0);
+    EXPECT_EQ(recs[i]["sweep"]["repetitions"], 2);
+    EXPECT_EQ(recs[i]["sweep"]["records"], 1);
+    EXPECT_EQ(recs[i]["config"]["repetition"], 0);
+    EXPECT_EQ(recs[i]["config"]["repeat"], 2);
+  }
+  for (size_t i = 0; i < 4; ++i) {  // round 1: the record and the aggregate of both
+    const auto& rec = recs[4 + 2 * i];
+    const auto& agg = recs[5 + 2 * i];
+    EXPECT_EQ(rec["config"]["repetition"], 1);
+    EXPECT_EQ(rec["sweep"]["records"], 2);
+    EXPECT_EQ(agg["aggregate"], true);
+    EXPECT_EQ(agg["sweep"]["record"], 1);
+    EXPECT_EQ(agg["metrics"]["repetitions"], 2);
+    const double a = recs[i]["metrics"]["ops_per_sec"], b = rec["metrics"]["ops_per_sec"];
+    EXPECT_DOUBLE_EQ(agg["metrics"]["ops_per_sec_mean"].get<double>(), (a + b) / 2);
+    EXPECT_FALSE(agg["config"].contains("repetition"));
+  }
+  const std::string log = slurp(f.progress_path);
+  EXPECT_NE(log.find("(8 runs)"), std::string::npos) << log;
+  EXPECT_NE(log.find("[1/8] recordcount=100 rep 1/2 ok"), std::string::npos) << log;
+  EXPECT_NE(log.find("[8/8] recordcount=400 rep 2/2 ok"), std::string::npos) << log;
+  FakeRun again;
+  EXPECT_EQ(f.run(again, false, true), 0);
+  EXPECT_TRUE(again.runs.empty());
+}
+
+TEST(SweepDriver, InterleavedSweepResumesPerRepetitionAndAggregatesAcrossInvocations) {
+  DriverFixture f(kFourDram);
+  FakeRun first;
+  first.crash_at = 5;  // dies in round 1, after the first configuration's second repetition
+  EXPECT_THROW(f.run(first, false, true), std::runtime_error);
+  ASSERT_EQ(f.records().size(), 4u + 2);
+  FakeRun second;
+  EXPECT_EQ(f.run(second, false, true), 0);
+  EXPECT_EQ(second.runs.size(), 3u);  // only the missing second repetitions
+  for (size_t i = 1; i < 4; ++i) EXPECT_EQ(second.runs[f.configs[i].id], 1);
+  int aggregates = 0;
+  for (const auto& r : f.records()) aggregates += r.contains("aggregate") ? 1 : 0;
+  EXPECT_EQ(aggregates, 4);
+}
+
+TEST(SweepDriver, InterleavedSkipCoversEveryRepetition) {
+  DriverFixture f(R"(
+ds = "btree"
+repeat = 3
+[matrix]
+mode = ["pmem-volatile", "dram"]
+)");
+  FakeRun fake;
+  EXPECT_EQ(f.run(fake, false, true), 0);
+  EXPECT_EQ(fake.runs[f.configs[0].id], 1);  // skipped once, not three times
+  EXPECT_EQ(fake.runs[f.configs[1].id], 3);
+  FakeRun retry;
+  EXPECT_EQ(f.run(retry, true, true), 0);
+  EXPECT_EQ(retry.runs, (std::map<std::string, int>{{f.configs[0].id, 1}}));
 }
 
 TEST(SweepDriver, DurationFormat) {
