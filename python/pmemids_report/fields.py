@@ -80,6 +80,9 @@ CONFIG_KEYS = (
     # persistence domain, flush instruction, what-if latency
     "domain", "flush", "flush_instruction", "flush_auto", "movnt_threshold", "flush_cold",
     "pmem_write_ns", "pmem_read_ns", "pmem_profile",
+    # operation sets other than kv (docs/design.md), and runs outside a structure's domains
+    "operationset", "pushproportion", "popproportion", "pushpoppairs", "keyrange", "producers",
+    "consumers", "queueslots", "slotsize", "unsafe",
     # derived by the report, and the context's part of a configuration's identity
     "locality", "hostname", "pmem", "git_revision",
     # what was counted: null, "perf" or "sim" (a simulated run's throughput is valgrind's)

@@ -38,8 +38,8 @@ from .fields import COSTS, COUNTER_RATIOS
 from .load import Record
 from .style import LOCALITIES, LOCKS, MODES, PERCENTILES, OP_TYPES, STRUCTURES, order_key, workload_label
 
-NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "pool_dir", "pool_size", "workload_files",
-                "ignored_properties", "keep_pool", "status_interval"}
+NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "stream_roles", "pool_dir", "pool_size",
+                "workload_files", "ignored_properties", "keep_pool", "status_interval"}
 CONTEXT_IDENTITY = ["hostname", "pmem", "git_revision"]
 DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None, "target": None,
             "pin": None, "cpu_node": None, "mem_node": None}
@@ -47,7 +47,7 @@ LATENCIES = [f"latency_{op}_{p}_ns" for op in OP_TYPES for p, _ in PERCENTILES] 
             [f"latency_{op}_mean_ns" for op in OP_TYPES]
 # Numbers per run averaged per configuration: costs, latencies and the clock's cost.
 AVERAGED = COSTS + LATENCIES + COUNTER_RATIOS + ["timer_overhead_ns"]
-THREAD_MODES = ["single", "parallel", "concurrent"]
+THREAD_MODES = ["single", "parallel", "concurrent", "native"]
 SORT_COLUMNS = [("workload", None), ("thread_mode", THREAD_MODES), ("ds", STRUCTURES),
                 ("mode", MODES), ("threads", None), ("lock", LOCKS), ("locality", LOCALITIES),
                 ("cpu_node", None), ("mem_node", None)]

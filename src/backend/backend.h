@@ -53,6 +53,32 @@
 // Under eADR (--domain eadr) pmemids' write-backs are elided and every fence is
 // kept, so "durable" above means "ordered before what follows".
 //
+// Concurrent structures (kInternal, ds/traits.h) synchronise through the
+// backend too, so the crash checker sees every step. On 8-byte words of
+// backend memory (nodes, slots, per-thread records; never a Ptr):
+//   b.load(w)                 atomic acquire load
+//   b.atomic_store(w, v)      atomic release store (not flushed)
+//   b.cas(w, expected, v)     seq_cst compare-and-swap; on failure `expected`
+//                             holds the current value
+//   b.fetch_add(w, d)         seq_cst fetch-and-add, returns the old value
+//   b.put(dst, src, n)        plain copy into memory the caller flushes itself
+//                             (a slot payload, a node not yet published)
+//   b.flush(p, n)             write back the lines of [p, p + n): durable at
+//                             this thread's next drain (nothing in volatile modes)
+//   b.drain()                 fence: this thread's earlier flushes and stores
+//                             are ordered before later stores (counted as one
+//                             persist)
+//   b.persist(p, n)           flush + drain
+//   b.relax()                 one spin-wait iteration (pause); a scheduling
+//                             point for the crash checker's cooperative threads:
+//                             every wait loop must call it
+// Durable backends only (a design that is transactional in every mode):
+//   b.durable_tx(f)           f in one libpmemobj transaction
+//   b.tx_snapshot(p, n)       inside durable_tx: log [p, p + n) before changing it
+// Thread safety: allocation, free, counters (thread-local) and these
+// primitives may be called by many threads at once; the rest of the backend
+// (root(), tx() of the kv structures) by one thread at a time, as today.
+//
 // Every call counts its cost in tl_costs (see counters.h).
 #pragma once
 
@@ -112,6 +138,20 @@ concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w)
   b.flush(cp, n);
   b.drain();
   b.persist(cp, n);
+};
+
+// The primitives of concurrent structures (see above).
+template <class B>
+concept SyncBackend = Backend<B> && requires(B& b, uint64_t& w, uint64_t v, void* p, size_t n) {
+  { b.load(w) } -> std::same_as<uint64_t>;
+  b.atomic_store(w, v);
+  { b.cas(w, w, v) } -> std::same_as<bool>;
+  { b.fetch_add(w, v) } -> std::same_as<uint64_t>;
+  b.put(p, p, n);
+  b.flush(p, n);
+  b.drain();
+  b.persist(p, n);
+  b.relax();
 };
 
 }  // namespace pmemids

@@ -32,9 +32,11 @@
 #include <libpmemobj.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <unordered_set>
 #include <vector>
 
@@ -171,23 +173,28 @@ class ObjBackendBase {
   // Allocation flags that make objects of `bytes` start on a cache line, so a
   // node's fields cover the fewest lines (libpmemobj's default classes place
   // data 16 bytes into a line). Small sizes get a dedicated allocation class,
-  // registered on first use; large ones keep libpmemobj's default.
+  // registered on first use; large ones keep libpmemobj's default. Safe for
+  // concurrent callers: a registered class is one acquire load; registration
+  // takes a mutex (once per unit size).
   uint64_t alloc_flags(size_t bytes) {
     if (bytes > kMaxClassedBytes) return 0;
-    const size_t unit = (bytes + kCompactHeader + kCacheLine - 1) / kCacheLine * kCacheLine;
-    for (const auto& c : classes_) {
-      if (c.unit == unit) return c.flags;
-    }
+    const size_t units = (bytes + kCompactHeader + kCacheLine - 1) / kCacheLine;
+    std::atomic<uint64_t>& slot = class_ids_[units];
+    if (const uint64_t c = slot.load(std::memory_order_acquire); c != 0)
+      return POBJ_CLASS_ID(c - 1);
+    const std::lock_guard guard(class_mu_);
+    if (const uint64_t c = slot.load(std::memory_order_relaxed); c != 0)
+      return POBJ_CLASS_ID(c - 1);
     pobj_alloc_class_desc d{};
-    d.unit_size = unit;
+    d.unit_size = units * kCacheLine;
     d.alignment = kCacheLine;
     d.units_per_block = std::max<unsigned>(1, (256 << 10) / d.unit_size);
     d.header_type = POBJ_HEADER_COMPACT;
     if (pmemobj_ctl_set(pop(), "heap.alloc_class.new.desc", &d) != 0) {
       throw RuntimeError(fmt::format("cannot register allocation class: {}", pmemobj_errormsg()));
     }
-    classes_.push_back({unit, POBJ_CLASS_ID(d.class_id)});
-    return classes_.back().flags;
+    slot.store(uint64_t{d.class_id} + 1, std::memory_order_release);
+    return POBJ_CLASS_ID(d.class_id);
   }
 
   [[noreturn]] static void fail(const char* what, size_t bytes) {
@@ -198,10 +205,7 @@ class ObjBackendBase {
  private:
   static constexpr size_t kMaxClassedBytes = 4096;
   static constexpr size_t kCompactHeader = 16;
-  struct SizeClass {
-    size_t unit;  // bytes per allocation unit, header included
-    uint64_t flags;
-  };
+  static constexpr size_t kMaxUnits = (kMaxClassedBytes + kCompactHeader) / kCacheLine + 1;
   static constexpr uint64_t kObjectAlign = 16;
   static constexpr uint64_t kFirstObject = 8192;  // after the pool header and descriptor
   ObjPool pool_;
@@ -213,7 +217,10 @@ class ObjBackendBase {
   uint64_t repaired_ = 0;
 
  private:
-  std::vector<SizeClass> classes_;  // a few entries: one per unit size in use
+  // Per unit count (cache lines per allocation, header included): its
+  // registered class id + 1, 0 until registered.
+  std::array<std::atomic<uint64_t>, kMaxUnits + 1> class_ids_{};
+  std::mutex class_mu_;
 };
 
 // The hook policy of the durable backends: what the CPU does to persistent
@@ -233,7 +240,11 @@ class ObjBackendBase {
 //   fenced()            a store fence: earlier stores and write-backs are ordered;
 //   tx_end()            the outermost transaction committed or aborted (its
 //                       commit flushed and fenced the logged ranges);
-//   crash_point()       a moment a power failure may hit.
+//   crash_point()       a moment a power failure may hit;
+//   sync_point()        a moment another thread may run (the crash checker's
+//                       cooperative threads switch here: every primitive of a
+//                       concurrent structure and every spin-wait iteration).
+// flushed and fenced are per thread: a thread's fence orders its own write-backs.
 struct NoShadow {
   static constexpr bool kActive = false;
   void stored(const void*, size_t) {}
@@ -245,24 +256,57 @@ struct NoShadow {
   void fenced() {}
   void tx_end() {}
   void crash_point() {}
+  void sync_point() {}
 };
 
 // What pmem-persist and pmem-trans share besides the pool: the hook, the flush
-// layer with the installed policy, and the raw write-back calls.
+// layer with the installed policy, the primitives of concurrent structures and
+// the explicit transaction scope (backend.h). Every primitive is a sync point
+// and (when it changes or orders persistent state) a crash point, so the
+// checker sees each one.
 template <class Hook, class Cpu>
 class DurableBackend : public ObjBackendBase {
  public:
+  using hook_type = Hook;
   explicit DurableBackend(const PoolSpec& spec) : ObjBackendBase(spec), fl_(installed_policy()) {}
   Hook& hook() { return hook_; }
 
+  uint64_t load(const uint64_t& w) {
+    hook_.sync_point();
+    return __atomic_load_n(&w, __ATOMIC_ACQUIRE);
+  }
+  void atomic_store(uint64_t& w, uint64_t v) {
+    change(&w);
+    __atomic_store_n(&w, v, __ATOMIC_RELEASE);
+  }
+  bool cas(uint64_t& w, uint64_t& expected, uint64_t desired) {
+    change(&w);
+    return __atomic_compare_exchange_n(&w, &expected, desired, false, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_ACQUIRE);
+  }
+  uint64_t fetch_add(uint64_t& w, uint64_t d) {
+    change(&w);
+    return __atomic_fetch_add(&w, d, __ATOMIC_SEQ_CST);
+  }
+  // A plain store of n bytes the structure will flush itself (slot payloads,
+  // fresh nodes): recorded for the checker, not ordered, not durable.
+  void put(void* dst, const void* src, size_t n) {
+    hook_.sync_point();
+    hook_.crash_point();
+    hook_.stored(dst, n);
+    std::memcpy(dst, src, n);
+  }
   // Raw write-back and fence, for changes made without write()/store() (a CAS
-  // on a persistent word): the lines of [p, p + n) are written back (elided
-  // under eADR), drain() orders them, persist() is both.
+  // on a persistent word, put()): the lines of [p, p + n) are written back
+  // (elided under eADR), drain() orders the calling thread's write-backs,
+  // persist() is both.
   void flush(const void* p, size_t n) {
+    hook_.sync_point();
     hook_.crash_point();
     if (fl_.flush(p, n, false)) hook_.flushed(p, n);
   }
   void drain() {
+    hook_.sync_point();
     fl_.drain();
     hook_.fenced();
   }
@@ -270,8 +314,55 @@ class DurableBackend : public ObjBackendBase {
     flush(p, n);
     drain();
   }
+  void relax() {
+    hook_.sync_point();
+    __builtin_ia32_pause();
+  }
+
+  // Runs f in a libpmemobj transaction whatever the mode (nested calls join
+  // the outer one): for designs whose algorithm is transactional. An exception
+  // from f aborts it, rolling the pool back, and propagates.
+  template <class F>
+  void durable_tx(F&& f) {
+    const bool outer = pmemobj_tx_stage() == TX_STAGE_NONE;
+    if (outer) ++tl_costs.tx;
+    if (pmemobj_tx_begin(pop(), nullptr, TX_PARAM_NONE) != 0) {
+      throw RuntimeError(fmt::format("pmemobj_tx_begin: {}", pmemobj_errormsg()));
+    }
+    try {
+      f();
+    } catch (...) {
+      if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_abort(ECANCELED);
+      pmemobj_tx_end();
+      if (outer) hook_.tx_end();
+      throw;
+    }
+    if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_commit();
+    const int err = pmemobj_tx_end();
+    if (outer) {
+      hook_.tx_end();
+      hook_.crash_point();
+    }
+    if (err != 0) throw RuntimeError(fmt::format("transaction aborted: {}", pmemobj_errormsg()));
+  }
+  // Inside durable_tx: logs [p, p + n) before it changes (a planted fault may
+  // skip it), so an interrupted transaction restores it.
+  void tx_snapshot(void* p, size_t n) {
+    if (!hook_.keep_snapshot()) {
+      hook_.stored(p, n);
+      return;
+    }
+    tl_costs.tx_bytes += n;
+    if (pmemobj_tx_add_range_direct(p, n) != 0) fail("pmemobj_tx_add_range_direct", n);
+    hook_.logged(p, n);
+  }
 
  protected:
+  void change(const void* w) {
+    hook_.sync_point();
+    hook_.crash_point();
+    hook_.stored(w, sizeof(uint64_t));
+  }
   // n bytes at p were just stored: a crash point, the write-back (a planted
   // fault may drop it), and the fence unless a batch is open.
   void written(const void* p, size_t n, bool seal, bool cold) {
@@ -350,13 +441,13 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
     Close close{*this};
     f();
   }
-  void write(void* dst, const void* src, size_t n) { put(dst, src, n, false, true); }
+  void write(void* dst, const void* src, size_t n) { copy_durable(dst, src, n, false, true); }
   // A value payload (cold: not read again soon): under eADR with --flush-cold
   // on it is still written back.
-  void write_value(void* dst, const void* src, size_t n) { put(dst, src, n, true, true); }
+  void write_value(void* dst, const void* src, size_t n) { copy_durable(dst, src, n, true, true); }
   void move(void* dst, const void* src, size_t n) {
     const auto d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
-    put(dst, src, n, false, d <= s || d >= s + n);  // non-temporal copies run forward
+    copy_durable(dst, src, n, false, d <= s || d >= s + n);  // non-temporal copies run forward
   }
   template <class T>
   void store(T& dst, const T& v) {
@@ -384,6 +475,7 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
   uint64_t free_unreachable(Each&& each_reachable) {
     uint64_t n = 0;
     for (PMEMoid oid : this->unreachable(each_reachable)) {
+      hook_.crash_point();
       pmemobj_free(&oid);
       ++n;
     }
@@ -396,7 +488,7 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
   // movnt threshold on (when `nt_ok`: a forward copy is safe), else regular
   // stores and a write-back; a crash point between the stores and the
   // write-back's report, the fence unless a batch is open.
-  void put(void* dst, const void* src, size_t n, bool cold, bool nt_ok) {
+  void copy_durable(void* dst, const void* src, size_t n, bool cold, bool nt_ok) {
     hook_.stored(dst, n);
     const bool keep = hook_.keep_flush(false);
     const bool nt = keep && nt_ok && fl_.use_nt(n, cold);
@@ -451,26 +543,7 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
   // f aborts the transaction, rolling the pool back, and propagates.
   template <class F>
   void tx(F&& f) {
-    const bool outer = pmemobj_tx_stage() == TX_STAGE_NONE;
-    if (outer) ++tl_costs.tx;
-    if (pmemobj_tx_begin(this->pop(), nullptr, TX_PARAM_NONE) != 0) {
-      throw RuntimeError(fmt::format("pmemobj_tx_begin: {}", pmemobj_errormsg()));
-    }
-    try {
-      f();
-    } catch (...) {
-      if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_abort(ECANCELED);
-      pmemobj_tx_end();
-      if (outer) hook_.tx_end();
-      throw;
-    }
-    if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_commit();
-    const int err = pmemobj_tx_end();
-    if (outer) {
-      hook_.tx_end();
-      hook_.crash_point();
-    }
-    if (err != 0) throw RuntimeError(fmt::format("transaction aborted: {}", pmemobj_errormsg()));
+    this->durable_tx(f);
   }
   // Inside a transaction every change is ordered by its commit.
   template <class F>
@@ -478,7 +551,7 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
     f();
   }
   void write(void* dst, const void* src, size_t n) {
-    snapshot(dst, n);
+    this->tx_snapshot(dst, n);
     std::memcpy(dst, src, n);
     hook_.crash_point();
   }
@@ -489,13 +562,13 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
     write_back_cold(dst, n);
   }
   void move(void* dst, const void* src, size_t n) {
-    snapshot(dst, n);
+    this->tx_snapshot(dst, n);
     std::memmove(dst, src, n);
     hook_.crash_point();
   }
   template <class T>
   void store(T& dst, const T& v) {
-    snapshot(&dst, sizeof(T));
+    this->tx_snapshot(&dst, sizeof(T));
     dst = v;
     hook_.crash_point();
   }
@@ -512,16 +585,6 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
   void seal_value(const void* p, size_t n) { write_back_cold(p, n); }
 
  private:
-  // Logs the range (a planted fault may skip it), then reports the change.
-  void snapshot(void* p, size_t n) {
-    if (!hook_.keep_snapshot()) {
-      hook_.stored(p, n);
-      return;
-    }
-    tl_costs.tx_bytes += n;
-    if (pmemobj_tx_add_range_direct(p, n) != 0) this->fail("pmemobj_tx_add_range_direct", n);
-    hook_.logged(p, n);
-  }
   // Writes back a cold value payload where only --flush-cold asks for it (eADR):
   // the transaction's commit orders it.
   void write_back_cold(const void* p, size_t n) {

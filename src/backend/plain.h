@@ -124,9 +124,22 @@ class PlainBackend {
   void store_word(uint64_t& dst, uint64_t v) { dst = v; }
   void seal(const void*, size_t) {}
   void seal_value(const void*, size_t) {}
+
+  // Concurrent structures' primitives (backend.h): atomics, nothing to persist.
+  uint64_t load(const uint64_t& w) const { return __atomic_load_n(&w, __ATOMIC_ACQUIRE); }
+  void atomic_store(uint64_t& w, uint64_t v) { __atomic_store_n(&w, v, __ATOMIC_RELEASE); }
+  bool cas(uint64_t& w, uint64_t& expected, uint64_t desired) {
+    return __atomic_compare_exchange_n(&w, &expected, desired, false, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_ACQUIRE);
+  }
+  uint64_t fetch_add(uint64_t& w, uint64_t d) {
+    return __atomic_fetch_add(&w, d, __ATOMIC_SEQ_CST);
+  }
+  void put(void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); }
   void flush(const void*, size_t) {}
   void drain() {}
   void persist(const void*, size_t) {}
+  void relax() { __builtin_ia32_pause(); }
 
  private:
   void* checked(void* p, size_t bytes) {

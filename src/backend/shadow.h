@@ -9,11 +9,14 @@
 // the same one the backend's flush layer obeys:
 //
 // ADR (caches volatile). Shadow keeps an undo map of 64-byte cache lines: for
-// each line with bytes stored since it was last written back and fenced, the
-// bytes it held before the first such store and a mask of the bytes stored. A
-// write-back (flushed) marks the line; the next fence (fenced) makes the
-// line's content at its last write-back durable: the entry is dropped, or, if
-// bytes were stored after that write-back, keeps just those. What is recorded:
+// each line with bytes stored since it was last durable, the bytes it held
+// before the first such store and a mask of the bytes stored. A write-back
+// (flushed) records, for the calling thread, the line as it is then; that
+// thread's next fence (fenced) makes that content durable: the entry is
+// dropped, or, if bytes changed after the write-back, keeps just those with
+// the written-back bytes as what a crash leaves. Write-backs are ordered by a
+// clock: when another thread's later write-back of the line is durable
+// already, an older one fenced afterwards changes nothing. What is recorded:
 //   pmem-persist  every write/move/store/store_word before the bytes change, and
 //                 a fresh allocation's whole body (it is not durable until
 //                 sealed, so a publication before its seal shows up);
@@ -54,6 +57,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -106,24 +111,17 @@ class Shadow {
   bool keep_snapshot() {
     return !on_point_ || fault_ != PlantedFault::kSkipSnapshot || snapshots_++ != fault_nth_;
   }
+  // A write-back by the calling thread: the line as it is now becomes durable
+  // at that thread's next fence (ADR).
   void flushed(const void* p, size_t n) {
     if (!adr_ || n == 0) return;
+    std::vector<Flushed>& mine = flushed_[std::this_thread::get_id()];
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);
     for (uintptr_t l = a / kCacheLine; l <= (a + n - 1) / kCacheLine; ++l) {
-      const auto it = lines_.find(l);
-      if (it == lines_.end()) continue;  // nothing stored since it was last durable
-      Line& line = it->second;
-      // Bytes stored since an earlier write-back: their durable value, should
-      // this write-back not complete, is what they held before those stores.
-      for (uint32_t i = 0; i < kCacheLine; ++i) {
-        if ((line.mid_mask >> i & 1) != 0 && (line.mask >> i & 1) == 0) {
-          line.old[i] = line.mid[i];
-          line.mask |= uint64_t{1} << i;
-        }
-      }
-      line.mid_mask = 0;
-      line.flushed = true;
-      unfenced_.insert(l);
+      if (lines_.count(l) == 0) continue;  // nothing stored since it was last durable
+      Flushed f{l, ++clock_, {}};
+      std::memcpy(f.bytes, reinterpret_cast<const void*>(l * kCacheLine), kCacheLine);
+      mine.push_back(f);
     }
   }
   void fenced() {
@@ -131,32 +129,47 @@ class Shadow {
       log_.clear();
       return;
     }
-    for (uintptr_t l : unfenced_) {
-      const auto it = lines_.find(l);
-      if (it == lines_.end()) continue;
-      Line& line = it->second;
-      if (line.mid_mask == 0) {
-        lines_.erase(it);
-        continue;
+    auto it = flushed_.find(std::this_thread::get_id());
+    if (it == flushed_.end()) return;
+    for (const Flushed& f : it->second) {
+      auto line = lines_.find(f.line);
+      if (line == lines_.end()) continue;
+      uint64_t& durable = durable_at_[f.line];
+      if (durable > f.time) continue;  // a later write-back is durable
+      durable = f.time;
+      // Bytes changed after the write-back stay pending, with the written-back
+      // bytes as what a crash leaves.
+      const auto* cur = reinterpret_cast<const uint8_t*>(f.line * kCacheLine);
+      uint64_t mask = 0;
+      for (uint32_t i = 0; i < kCacheLine; ++i) {
+        if (cur[i] != f.bytes[i]) mask |= uint64_t{1} << i;
       }
-      std::memcpy(line.old, line.mid, kCacheLine);
-      line.mask = line.mid_mask;
-      line.mid_mask = 0;
-      line.flushed = false;
+      if (mask == 0) {
+        lines_.erase(line);
+      } else {
+        line->second.mask = mask;
+        std::memcpy(line->second.old, f.bytes, kCacheLine);
+      }
     }
-    unfenced_.clear();
+    it->second.clear();
   }
   void tx_end() {
     if (!adr_) {
       log_.clear();
       return;
     }
-    for (uintptr_t l : tx_lines_) lines_.erase(l);
+    for (uintptr_t l : tx_lines_) made_durable(l);
     tx_lines_.clear();
   }
   void crash_point() {
     if (on_point_) on_point_(points_++);
   }
+  // A sync point: the multi-thread checker's scheduler (crash/turns.h) may
+  // switch threads here.
+  void sync_point() {
+    if (on_sync_) on_sync_();
+  }
+  void on_sync(std::function<void()> f) { on_sync_ = std::move(f); }
 
   // Installs the callback (crash points are counted from the next one), a
   // planted fault, and, under eADR, whether the stores since the last fence
@@ -200,11 +213,8 @@ class Shadow {
     for (uintptr_t l : keys) {
       if (survive > 0 && rng.uniform01() < survive) continue;
       const Line& line = lines_.at(l);
-      uint8_t bytes[kCacheLine];
-      const uint64_t mask = line.mask | line.mid_mask;
-      for (uint32_t i = 0; i < kCacheLine; ++i) {
-        bytes[i] = (line.mask >> i & 1) != 0 ? line.old[i] : line.mid[i];
-      }
+      const uint8_t* bytes = line.old;
+      const uint64_t mask = line.mask;
       for (uint32_t i = 0; i < kCacheLine;) {
         if ((mask >> i & 1) == 0) {
           ++i;
@@ -222,11 +232,13 @@ class Shadow {
 
  private:
   struct Line {
-    uint64_t mask = 0;      // bytes stored since the line was last durable
-    uint64_t mid_mask = 0;  // bytes stored since its pending write-back
-    bool flushed = false;   // written back, not yet fenced
+    uint64_t mask = 0;  // bytes stored since the line was last durable
     uint8_t old[kCacheLine];
-    uint8_t mid[kCacheLine];
+  };
+  struct Flushed {
+    uintptr_t line;
+    uint64_t time;              // when it was written back (clock_)
+    uint8_t bytes[kCacheLine];  // the line as it was written back
   };
   struct Store {
     uintptr_t addr;
@@ -253,8 +265,8 @@ class Shadow {
       const uintptr_t start = l * kCacheLine;
       const uintptr_t lo = std::max(start, a), hi = std::min(start + kCacheLine, a + n);
       Line& line = lines_[l];
-      uint64_t& mask = line.flushed ? line.mid_mask : line.mask;
-      uint8_t* keep = line.flushed ? line.mid : line.old;
+      uint64_t& mask = line.mask;
+      uint8_t* keep = line.old;
       const auto* cur = reinterpret_cast<const uint8_t*>(start);
       for (uintptr_t x = lo; x < hi; ++x) {
         const uint32_t i = static_cast<uint32_t>(x - start);
@@ -266,6 +278,11 @@ class Shadow {
       if (in_tx) tx_lines_.insert(l);
     }
   }
+  // A line's content as of now is durable.
+  void made_durable(uintptr_t l) {
+    lines_.erase(l);
+    durable_at_[l] = ++clock_;
+  }
   void log_store(const void* p, size_t n) {
     if (!store_buffer_loss_ || !on_point_ || n == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
@@ -274,9 +291,13 @@ class Shadow {
 
   bool adr_;
   std::unordered_map<uintptr_t, Line> lines_;  // ADR: line number -> durable bytes
-  std::unordered_set<uintptr_t> unfenced_;     // ADR: lines written back since the last fence
-  std::unordered_set<uintptr_t> tx_lines_;     // ADR: lines logged in the running transaction
-  std::vector<Store> log_;                     // eADR: stores since the last fence
+  // ADR: per thread, its write-backs since its last fence.
+  std::map<std::thread::id, std::vector<Flushed>> flushed_;
+  std::unordered_map<uintptr_t, uint64_t> durable_at_;  // ADR: line -> time of its durable content
+  uint64_t clock_ = 0;                                  // ADR: orders write-backs
+  std::unordered_set<uintptr_t> tx_lines_;  // ADR: lines logged in the running transaction
+  std::vector<Store> log_;                  // eADR: stores since the last fence
+  std::function<void()> on_sync_;
   std::function<void(uint64_t)> on_point_;
   uint64_t points_ = 0;
   PlantedFault fault_ = PlantedFault::kNone;
@@ -301,6 +322,18 @@ struct PlainOf<ShadowPersistBackend> {
 template <>
 struct PlainOf<ShadowTransBackend> {
   using type = TransBackend;
+};
+
+// The checking backend of a benchmarked durable backend.
+template <class B>
+struct ShadowOf;
+template <>
+struct ShadowOf<PersistBackend> {
+  using type = ShadowPersistBackend;
+};
+template <>
+struct ShadowOf<TransBackend> {
+  using type = ShadowTransBackend;
 };
 
 }  // namespace pmemids

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "crash/crash_registry.h"
 #include "run/context.h"
 #include "run/locks.h"
 #include "run/registry.h"
@@ -68,7 +67,12 @@ Values values_of(const std::string& command, const CLI::Option& opt) {
   if (name == "ds") {
     std::vector<std::string> w;
     if (command == "crash") {
-      for (const auto& e : crash_registry()) w.emplace_back(e.name);
+      for (const auto& e : registry()) {
+        if (e.crash[static_cast<int>(Mode::kPersist)] != nullptr ||
+            e.crash[static_cast<int>(Mode::kTrans)] != nullptr) {
+          w.emplace_back(e.name);
+        }
+      }
     } else {
       for (const auto& e : registry()) w.emplace_back(e.name);
       w.emplace_back("all");

@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "cli/commands.h"
@@ -15,7 +17,6 @@
 #include "cli/persistence_options.h"
 #include "cli/validators.h"
 #include "cli/workload_options.h"
-#include "crash/crash_registry.h"
 #include "errors.h"
 #include "run/context.h"
 #include "run/footprint.h"
@@ -32,7 +33,7 @@ namespace {
 struct CrashCliOptions {
   std::string ds;
   bool all = false;
-  std::string mode = "pmem-persist,pmem-trans";
+  std::string mode;  // empty: every durable mode each structure supports
   int64_t points = 100;
   std::string model = "power";
   std::string survive = "none";
@@ -44,22 +45,41 @@ struct CrashCliOptions {
   WorkloadOptions workload;  // -P, -p, --seed (also the seed of points and surviving lines)
   PersistenceOptions persistence;
   std::string store_buffer_loss = "none";
+  uint32_t threads = 1;
+  uint32_t recovery_points = 0;
+  bool unsafe = false;
 };
 
-// A small, write-heavy default workload: every kind of change, so a run of a
-// few hundred points finishes in seconds per (structure, mode).
-const char* const kDefaultProperties[] = {
-    "recordcount=100",
-    "operationcount=300",
-    "readproportion=0",
-    "updateproportion=0.3",
-    "insertproportion=0.4",
-    "deleteproportion=0.3",
-    "requestdistribution=uniform-inserted",
-};
+// Small, write-heavy default workloads per operation set: every kind of
+// change, so a run of a few hundred points finishes in seconds per
+// (structure, mode). Files and -p overrides apply on top.
+std::vector<const char*> default_properties(OpSet s) {
+  switch (s) {
+    case OpSet::kKv:
+    case OpSet::kOrderedKv:
+      return {"recordcount=100",
+              "operationcount=300",
+              "readproportion=0",
+              "updateproportion=0.3",
+              "insertproportion=0.4",
+              "deleteproportion=0.3",
+              "requestdistribution=uniform-inserted"};
+    case OpSet::kSet:
+      return {"operationset=set",   "keyrange=64",          "operationcount=300",
+              "readproportion=0.2", "insertproportion=0.4", "deleteproportion=0.4"};
+    case OpSet::kQueue:
+      return {"operationset=queue", "recordcount=16", "operationcount=300", "pushproportion=0.5",
+              "popproportion=0.5",  "queueslots=64",  "slotsize=128",       "fieldlength=64"};
+    case OpSet::kStack:
+      return {"operationset=stack", "recordcount=16", "operationcount=300", "pushproportion=0.5",
+              "popproportion=0.5"};
+  }
+  return {};
+}
 
 std::vector<Mode> select_modes(const std::string& arg) {
   std::vector<Mode> out;
+  if (arg.empty()) return {Mode::kPersist, Mode::kTrans};
   for (const auto& name : split_distinct(arg, "--mode")) {
     if (name == "dram" || name == "pmem-volatile") {
       throw UsageError(fmt::format(
@@ -100,9 +120,9 @@ class WorkDir {
 };
 
 void print_header(std::FILE* out) {
-  fmt::print(out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9} {:>9} {}\n",
-             "ds", "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half",
-             "leaked", "rec_ms_med", "rec_ms_max", "domain");
+  fmt::print(out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9} {:>9} {}\n", "ds",
+             "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked",
+             "rec_ms_med", "rec_ms_max", "domain");
 }
 
 void print_row(std::FILE* out, const nlohmann::json& rec) {
@@ -120,51 +140,91 @@ void print_row(std::FILE* out, const nlohmann::json& rec) {
 
 void crash(const CrashCliOptions& o) {
   if (o.all == !o.ds.empty()) throw UsageError("pass either --ds NAME[,NAME...] or --all");
+  std::vector<std::string> names;
+  if (!o.all) {
+    names = split_distinct(o.ds, "--ds");
+    for (const auto& n : names) {
+      if (find_ds(n).harness) {
+        throw UsageError(
+            fmt::format("{} measures the harness and keeps nothing: nothing to "
+                        "crash-test",
+                        n));
+      }
+    }
+  }
   if (o.points <= 0) {
     throw UsageError(
         fmt::format("--points {}: must be a positive number of crash points", o.points));
   }
-  std::vector<const CrashEntry*> structures;
-  if (o.all) {
-    for (const auto& e : crash_registry()) structures.push_back(&e);
-  } else {
-    for (const auto& name : split_distinct(o.ds, "--ds")) {
-      structures.push_back(&find_crash_entry(name));
-    }
-  }
+  // (structure, mode) pairs: --all and an omitted --mode take the durable
+  // modes each structure supports; a named pair it does not support is exit 2.
   const std::vector<Mode> modes = select_modes(o.mode);
-
-  const WorkloadSpec spec = build_workload(o.workload, kDefaultProperties);
-  note_ignored(spec);
-  if (!spec.tracefile.empty()) {
-    throw UsageError(fmt::format(
-        "tracefile={}: crash generates its operations from the workload's seed; traces run "
-        "with pmemids run",
-        spec.tracefile));
-  }
-  if (spec.recordcount + spec.operationcount > 200000) {
-    throw UsageError(
-        "crash runs check every point against a replayed model: keep recordcount + "
-        "operationcount <= 200000");
-  }
-  if (spec.scanproportion > 0) {
-    for (const CrashEntry* e : structures) {
-      if (!find_ds(e->name).can_scan) {
-        throw UsageError(
-            fmt::format("{} cannot scan but the workload has scanproportion={}; "
-                        "structures that can: {}",
-                        e->name, spec.scanproportion, scanning_structures()));
+  std::vector<std::pair<const DsEntry*, Mode>> pairs;
+  for (const auto& e : registry()) {
+    if (e.harness) continue;
+    if (!o.all && std::find(names.begin(), names.end(), e.name) == names.end()) continue;
+    bool any = false;
+    for (Mode m : modes) {
+      if (e.crash[static_cast<int>(m)] != nullptr) {
+        pairs.emplace_back(&e, m);
+        any = true;
+      } else if (!o.all && !o.mode.empty()) {
+        throw UsageError(fmt::format("{} does not support mode {}: nothing to crash-test there",
+                                     e.name, mode_name(m)));
       }
     }
+    if (!any && !o.all) {
+      throw UsageError(fmt::format(
+          "{} keeps nothing across a crash (it supports no durable mode): nothing to crash-test; "
+          "structures that can be: {}",
+          e.name, structure_names([](const DsEntry& x) {
+            return x.crash[static_cast<int>(Mode::kPersist)] != nullptr ||
+                   x.crash[static_cast<int>(Mode::kTrans)] != nullptr;
+          })));
+    }
+  }
+
+  // The workload of each operation set: its defaults, then the files and overrides.
+  std::map<OpSet, WorkloadSpec> specs;
+  for (const auto& [e, m] : pairs) {
+    const OpSet set = e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set;
+    if (specs.count(set) != 0) continue;
+    const WorkloadSpec spec = build_workload(o.workload, default_properties(set));
+    note_ignored(spec);
+    if (!spec.tracefile.empty()) {
+      throw UsageError(fmt::format(
+          "tracefile={}: crash generates its operations from the workload's seed; traces run "
+          "with pmemids run",
+          spec.tracefile));
+    }
+    if (spec.recordcount + spec.operationcount > 200000) {
+      throw UsageError(
+          "crash runs check every point against a replayed model: keep recordcount + "
+          "operationcount <= 200000");
+    }
+    specs.emplace(set, spec);
+  }
+  for (const auto& [e, m] : pairs) {
+    const WorkloadSpec& spec = specs.at(e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set);
+    check_fits(*e, spec.op_set(), m);
+    if (o.threads > 1 && e->sync != Sync::kInternal) {
+      throw UsageError(fmt::format(
+          "--threads {}: the multi-thread variant runs structures that synchronise themselves; "
+          "{} does not (structures that do: {})",
+          o.threads, e->name,
+          structure_names([](const DsEntry& x) { return x.sync == Sync::kInternal; })));
+    }
+  }
+  if (o.threads > 1 && o.model != "power") {
+    throw UsageError("--threads > 1 needs --model power (the process model kills one process)");
   }
   if (!o.out.empty()) check_output_path(o.out, "--out");
 
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
-  for (const CrashEntry* e : structures) {
-    for (Mode m : modes) {
-      check_footprint(crash_footprint(find_ds(e->name), m, spec, o.jobs), pool_dir);
-    }
+  for (const auto& [e, m] : pairs) {
+    const WorkloadSpec& spec = specs.at(e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set);
+    check_footprint(crash_footprint(*e, m, spec, o.jobs), pool_dir);
   }
   install_stop_signals();
   const PmemProbe probe = probe_pool_dir(pool_dir);
@@ -175,11 +235,11 @@ void crash(const CrashCliOptions& o) {
         "store not written back and fenced is lost already)",
         policy.domain.label()));
   }
+  for (const auto& [e, m] : pairs) check_domain(*e, m, policy.domain.domain, o.unsafe);
   install_policy(policy);
   warn_policy(policy);
-  const Stream stream = generate(spec, spec.seed);
-
-  const CrashWorkload w = crash_workload(spec, stream);
+  std::map<OpSet, CrashWorkload> workloads;
+  for (const auto& [set, spec] : specs) workloads.emplace(set, crash_workload(spec, o.threads));
   throw_if_stopped();
 
   WorkDir work(pool_dir);
@@ -188,8 +248,9 @@ void crash(const CrashCliOptions& o) {
   copt.points = static_cast<uint32_t>(std::min<int64_t>(o.points, UINT32_MAX));
   copt.model = o.model == "process" ? CrashModel::kProcess : CrashModel::kPower;
   copt.survive = o.survive == "random" ? o.survive_probability : 0.0;
-  copt.seed = spec.seed;
+  copt.seed = specs.empty() ? 1 : specs.begin()->second.seed;  // --seed or -p seed, as every set's
   copt.jobs = o.jobs;
+  copt.recovery_points = o.recovery_points;
   copt.policy = policy;
   copt.store_buffer_loss = o.store_buffer_loss == "suffix";
 
@@ -197,10 +258,12 @@ void crash(const CrashCliOptions& o) {
   std::FILE* const table = o.out.empty() ? stdout : table_stream(o.out);
   print_header(table);
   bool violation = false;
-  for (const CrashEntry* e : structures) {
-    for (Mode m : modes) {
+  for (const auto& [e, m] : pairs) {
+    {
       throw_if_stopped();
-      const CrashReport r = e->run(m, copt, w);
+      const OpSet set = e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set;
+      const WorkloadSpec& spec = specs.at(set);
+      const CrashReport r = e->crash[static_cast<int>(m)](copt, workloads.at(set));
       const bool trans = m == Mode::kTrans;
       violation = violation || r.violation(trans);
       nlohmann::json config = spec.to_json();
@@ -213,6 +276,9 @@ void crash(const CrashCliOptions& o) {
                      {"points_requested", o.points},
                      {"workload_seed", spec.seed},
                      {"jobs", o.jobs},
+                     {"threads", o.threads},
+                     {"recovery_points", o.recovery_points},
+                     {"unsafe", o.unsafe},
                      {"pool_dir", pool_dir},
                      {"pmempool_check", copt.pmempool_check},
                      {"store_buffer_loss", o.store_buffer_loss}});
@@ -230,6 +296,7 @@ void crash(const CrashCliOptions& o) {
           {"points_available", r.points_available},
           {"leaks_after_repair", r.leaks_after_repair},
           {"pmempool_failures", r.pmempool_failures},
+          {"recovery_crashes", r.recovery_crashes},
           {"violation", r.violation(trans)},
       };
       const nlohmann::json record = {{"schema_version", kSchemaVersion},
@@ -261,24 +328,30 @@ void add_crash_command(CLI::App& app) {
       ->default_str("none: give --ds or --all");
   sub->add_flag("--all", o->all, "Every structure (with every durable mode unless --mode)");
   sub->add_option("--mode", o->mode, "pmem-persist, pmem-trans, or both comma-separated")
-      ->check(non_empty());
-  sub->add_option("--points", o->points, "Crash points per (structure, mode)");
+      ->check(non_empty())
+      ->default_str("the durable modes each structure supports");
+  sub->add_option("--points", o->points, "Crash points per (structure, mode)")
+      ->capture_default_str();
   sub->add_option("--model", o->model,
                   "power: lose what the domain does not keep (adr: what was not written back "
-                  "and fenced; eadr: nothing, or see --store-buffer-loss) (default); process: "
-                  "SIGKILL a child, nothing lost from the caches")
-      ->check(CLI::IsMember({"power", "process"}));
+                  "and fenced; eadr: nothing, or see --store-buffer-loss); process: SIGKILL a "
+                  "child, nothing lost from the caches")
+      ->check(CLI::IsMember({"power", "process"}))
+      ->capture_default_str();
   sub->add_option("--survive", o->survive,
                   "power: none (every unpersisted line is lost) or random (each survives "
                   "with --survive-probability)")
-      ->check(CLI::IsMember({"none", "random"}));
+      ->check(CLI::IsMember({"none", "random"}))
+      ->capture_default_str();
   sub->add_option("--survive-probability", o->survive_probability,
                   "Probability an unpersisted line survives with --survive random")
-      ->check(finite_range(0.0, 1.0));
+      ->check(finite_range(0.0, 1.0))
+      ->capture_default_str();
   sub->add_option("--jobs", o->jobs,
                   "Crash images checked at once while the run goes on (more is faster on idle "
                   "cores but the recovery times then include contention)")
-      ->check(CLI::Range(1, 64));
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   sub->add_option("--pool-dir", o->pool_dir, "Pool directory; must exist")
       ->check(non_empty())
       ->type_name("DIR")
@@ -289,18 +362,32 @@ void add_crash_command(CLI::App& app) {
       ->check(non_empty())
       ->type_name("FILE")
       ->default_str("none: the table only");
+  sub->add_option("--threads", o->threads,
+                  "Workers of the multi-thread variant (internal structures): they run one at a "
+                  "time, switching at random sync points, so a crash stops the world (1: "
+                  "single-threaded, points exhaustive for small runs)")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
+  sub->add_option("--recovery-points", o->recovery_points,
+                  "Also crash inside each recovery at its first N crash points and recover again")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  sub->add_flag("--unsafe", o->unsafe,
+                "Test a structure under a domain it is not crash-consistent in (a negative "
+                "control: violations are expected)");
   sub->add_flag("--fail-on-violation", o->fail_on_violation,
                 "Exit 3 when any crash point failed (for CI)");
   add_persistence_options(sub, o->persistence);
   sub->add_option("--store-buffer-loss", o->store_buffer_loss,
                   "Power model under --domain eadr: none (every store executed before the "
-                  "crash survives, default) or suffix (a suffix of the stores issued since "
-                  "the last fence is lost, as from an x86 store buffer)")
+                  "crash survives) or suffix (a suffix of the stores issued since the last "
+                  "fence is lost, as from an x86 store buffer)")
       ->check(CLI::IsMember({"none", "suffix"}))
       ->capture_default_str();
   add_workload_options(sub, o->workload,
-                       "Property override key=value (default: recordcount=100, "
-                       "operationcount=300, 30% updates, 40% inserts, 30% deletes); seed also "
+                       "Property override key=value (default per operation set: kv "
+                       "recordcount=100, operationcount=300, 30% updates, 40% inserts, 30% "
+                       "deletes; set, queue and stack a small mix of their own); seed also "
                        "chooses the crash points and surviving lines");
   sub->callback([o] { crash(*o); });
 }

@@ -1,4 +1,6 @@
-// `pmemids list`: structures, modes, supported operations and element sizes.
+// `pmemids list`: the descriptor list (ds/catalog.h) with every trait:
+// operation set, synchronisation, modes, domains, element sizes per mode.
+// `--json` is what the report and scripts read instead of their own lists.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -16,9 +18,41 @@ struct ListOptions {
 };
 
 std::vector<std::string> operations(const DsEntry& e) {
-  std::vector<std::string> ops = {"read", "update", "insert", "delete", "readmodifywrite"};
-  if (e.can_scan) ops.emplace_back("scan");
+  std::vector<std::string> ops;
+  for (OpType t : op_types_of(e.op_set)) {
+    if (t != OpType::kScan || e.can_scan()) ops.emplace_back(op_name(t));
+  }
   return ops;
+}
+
+std::vector<std::string> modes(const DsEntry& e) {
+  std::vector<std::string> out;
+  for (Mode m : kAllModes) {
+    if (e.supports(m)) out.emplace_back(mode_name(m));
+  }
+  return out;
+}
+
+std::vector<std::string> crash_modes(const DsEntry& e) {
+  std::vector<std::string> out;
+  for (Mode m : kAllModes) {
+    if (e.crash[static_cast<int>(m)] != nullptr) out.emplace_back(mode_name(m));
+  }
+  return out;
+}
+
+std::vector<std::string> domains(const DsEntry& e) {
+  std::vector<std::string> out;
+  for (Domain d : kAllDomains) {
+    if (e.crash_safe(d)) out.emplace_back(domain_name(d));
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep = ",") {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
 }
 
 void list(const ListOptions& o) {
@@ -26,37 +60,50 @@ void list(const ListOptions& o) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& e : registry()) {
       nlohmann::json sizes;
-      for (Mode m : kAllModes)
-        sizes[std::string(mode_name(m))] = e.element_bytes[static_cast<int>(m)](o.fieldlength);
+      for (Mode m : kAllModes) {
+        const auto f = e.element_bytes[static_cast<int>(m)];
+        sizes[std::string(mode_name(m))] =
+            f != nullptr ? nlohmann::json(f(o.fieldlength)) : nullptr;
+      }
       out.push_back({{"ds", e.name},
                      {"description", e.description},
+                     {"operation_set", op_set_name(e.op_set)},
                      {"operations", operations(e)},
-                     {"modes", {"dram", "pmem-volatile", "pmem-persist", "pmem-trans"}},
+                     {"synchronisation", sync_name(e.sync)},
+                     {"modes", modes(e)},
+                     {"domains", domains(e)},
+                     {"crash_modes", crash_modes(e)},
+                     {"harness", e.harness},
                      {"element_bytes", sizes},
                      {"fieldlength", o.fieldlength}});
     }
     fmt::print("{}\n", out.dump(2));
     return;
   }
-  fmt::print("element bytes for {}-byte values (fieldlength), per mode:\n", o.fieldlength);
-  fmt::print("{:<14} {:>6} {:>14} {:>13} {:>11}  {}\n", "ds", "dram", "pmem-volatile",
-             "pmem-persist", "pmem-trans", "operations");
+  fmt::print("element bytes for {}-byte values (fieldlength), per mode (-: not supported):\n",
+             o.fieldlength);
+  fmt::print("{:<20} {:>6} {:>14} {:>13} {:>11}  {:<10} {:<8} {:<8} {}\n", "ds", "dram",
+             "pmem-volatile", "pmem-persist", "pmem-trans", "op set", "sync", "domains",
+             "operations");
   for (const auto& e : registry()) {
-    std::string ops;
-    for (const auto& op : operations(e)) ops += (ops.empty() ? "" : ",") + op;
-    fmt::print("{:<14} {:>6} {:>14} {:>13} {:>11}  {}\n", e.name, e.element_bytes[0](o.fieldlength),
-               e.element_bytes[1](o.fieldlength), e.element_bytes[2](o.fieldlength),
-               e.element_bytes[3](o.fieldlength), ops);
+    const auto size = [&](int m) {
+      const auto f = e.element_bytes[m];
+      return f != nullptr ? fmt::format("{}", f(o.fieldlength)) : std::string("-");
+    };
+    fmt::print("{:<20} {:>6} {:>14} {:>13} {:>11}  {:<10} {:<8} {:<8} {}\n", e.name, size(0),
+               size(1), size(2), size(3), op_set_name(e.op_set), sync_name(e.sync),
+               joined(domains(e)), joined(operations(e)));
   }
   fmt::print("\n");
-  for (const auto& e : registry()) fmt::print("{:<14} {}\n", e.name, e.description);
+  for (const auto& e : registry()) fmt::print("{:<20} {}\n", e.name, e.description);
 }
 
 }  // namespace
 
 void add_list_command(CLI::App& app) {
   auto opts = std::make_shared<ListOptions>();
-  CLI::App* sub = app.add_subcommand("list", "Structures, modes, operations and element sizes");
+  CLI::App* sub = app.add_subcommand(
+      "list", "Structures and their traits: operation set, synchronisation, modes, domains, sizes");
   sub->add_flag("--json", opts->json, "Print JSON instead of a table");
   sub->add_option("--fieldlength", opts->fieldlength, "Value size used for element sizes")
       ->check(CLI::Range(1, 1 << 20));

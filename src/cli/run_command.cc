@@ -40,14 +40,11 @@ namespace {
 constexpr uint64_t kSampleSeedSalt = 0x6c6174656e637921ULL;  // "latency!"
 constexpr uint64_t kMaxPoolSize = INT64_MAX;                 // a file size is an off_t
 
-std::vector<const DsEntry*> select_structures(const std::string& arg) {
+// `all`: every structure of the workload's operation set (harness structures
+// excepted).
+std::vector<const DsEntry*> select_structures(const std::string& arg, OpSet workload) {
+  if (arg == "all") return structures_for(workload);
   std::vector<const DsEntry*> out;
-  if (arg == "all") {
-    for (const auto& e : registry()) {
-      if (e.name != "blackhole") out.push_back(&e);
-    }
-    return out;
-  }
   for (const auto& name : split_distinct(arg, "--ds")) out.push_back(&find_ds(name));
   return out;
 }
@@ -97,7 +94,34 @@ std::string default_out() {
 ThreadMode parse_thread_mode(const std::string& s) {
   if (s == "parallel") return ThreadMode::kParallel;
   if (s == "concurrent") return ThreadMode::kConcurrent;
+  if (s == "native") return ThreadMode::kNative;
   return ThreadMode::kSingle;
+}
+
+// The (structure, mode) pairs to run. A pair the structure does not support
+// is an error when both were named, and skipped (with a note) when either
+// came from `all`.
+std::vector<std::pair<const DsEntry*, Mode>> select_pairs(const RunOptions& o, OpSet workload) {
+  const auto structures = select_structures(o.ds, workload);
+  if (structures.empty()) {
+    throw UsageError(
+        fmt::format("--ds all: no structure implements operation set {}", op_set_name(workload)));
+  }
+  const auto modes = select_modes(o.mode);
+  const bool named = o.ds != "all" && o.mode != "all";
+  std::vector<std::pair<const DsEntry*, Mode>> out;
+  for (const DsEntry* e : structures) {
+    for (Mode m : modes) {
+      if (!named && !e->supports(m)) {
+        fmt::print(stderr, "pmemids: note: skipping {} in {} (modes it supports only)\n", e->name,
+                   mode_name(m));
+        continue;
+      }
+      check_fits(*e, workload, m);
+      out.emplace_back(e, m);
+    }
+  }
+  return out;
 }
 
 PinPolicy parse_pin(const std::string& s) {
@@ -121,7 +145,8 @@ void check_thread_options(const RunOptions& o, const ClientSettings& c, ThreadMo
 // What the streams hold that the workload's properties did not say: scans from a
 // trace (refused for structures that cannot scan) and key draws folded after
 // bounded redraws (warned: the distribution is not YCSB's there).
-void check_streams(const RunStreams& built, const std::vector<const DsEntry*>& structures) {
+void check_streams(const RunStreams& built,
+                   const std::vector<std::pair<const DsEntry*, Mode>>& pairs) {
   uint64_t folds = 0, ops = 0;
   bool scans = false;
   for (const Stream& st : built.streams) {
@@ -129,11 +154,11 @@ void check_streams(const RunStreams& built, const std::vector<const DsEntry*>& s
     ops += st.ops.size();
     scans |= st.max_scan_len > 0;
   }
-  for (const DsEntry* e : structures) {
-    if (scans && !e->can_scan) {
+  for (const auto& [e, m] : pairs) {
+    if (scans && !e->can_scan()) {
       throw UsageError(
           fmt::format("{} cannot scan but the trace has scans; structures that can: {}", e->name,
-                      scanning_structures()));
+                      structure_names([](const DsEntry& x) { return x.can_scan(); })));
     }
   }
   if (folds > 0) {
@@ -145,18 +170,23 @@ void check_streams(const RunStreams& built, const std::vector<const DsEntry*>& s
   }
 }
 
-// Each worker's operations (build_streams: parallel workers a stream each,
-// concurrent workers slice t of n of the workload, a single worker one
-// stream) and its latency samples.
+// Whether the workers share one instance.
+bool shared_instance(ThreadMode tm) {
+  return tm == ThreadMode::kConcurrent || tm == ThreadMode::kNative;
+}
+
+// Each worker's operations (build_streams: parallel workers a stream each;
+// concurrent and native workers their part of the workload, as plan_streams
+// shapes it: kv slice t of n, queue roles, set and stack shares; a single
+// worker one stream) and its latency samples.
 struct Streams {
   RunStreams built;
   std::vector<Feed> feeds;
 };
 
 Streams make_streams(const WorkloadSpec& spec, ThreadMode tm, int threads, double rate) {
-  Streams s{.built = build_streams(
-                spec, tm == ThreadMode::kSingle ? 1 : threads,
-                tm == ThreadMode::kConcurrent ? StreamShare::kSlices : StreamShare::kOwn),
+  Streams s{.built = build_streams(spec, tm == ThreadMode::kSingle ? 1 : threads,
+                                   shared_instance(tm) ? StreamShare::kSlices : StreamShare::kOwn),
             .feeds = {}};
   for (size_t t = 0; t < s.built.streams.size(); ++t) {
     const Stream& st = s.built.streams[t];
@@ -164,6 +194,13 @@ Streams make_streams(const WorkloadSpec& spec, ThreadMode tm, int threads, doubl
         {&st, sample_positions(st.ops.size(), rate, s.built.seeds[t] ^ kSampleSeedSalt)});
   }
   return s;
+}
+
+// Each stream's role (mixed, producer, consumer), in worker order.
+std::vector<std::string> stream_roles(const RunStreams& built) {
+  std::vector<std::string> out;
+  for (const StreamShape& sh : built.shapes) out.emplace_back(role_name(sh.role));
+  return out;
 }
 
 // --min-time: at most this many regrowths of one repetition, each by the
@@ -212,8 +249,7 @@ CounterPlan plan_counters(const RunOptions& o) {
 // command under callgrind, exit with its status.
 [[noreturn]] void rerun_under_callgrind(const RunOptions& o, const ClientSettings& client,
                                         const CounterPlan& p, const WorkloadSpec& spec,
-                                        size_t pairs,
-                                        const std::string& pool_dir) {
+                                        size_t pairs, const std::string& pool_dir) {
   if (p.instrument == SimInstrument::kTimed && (o.repeat + o.warmup) * pairs > 1) {
     throw UsageError(fmt::format(
         "--sim-instrument timed simulates the caches of one repetition from empty: run one "
@@ -222,8 +258,9 @@ CounterPlan plan_counters(const RunOptions& o) {
         "repetitions of {} structure/mode pairs",
         o.repeat + o.warmup, pairs));
   }
-  const uint64_t reps = static_cast<uint64_t>(o.repeat + o.warmup) * pairs *
-                        (client.thread_mode == "parallel" ? static_cast<uint64_t>(client.threads) : 1);
+  const uint64_t reps =
+      static_cast<uint64_t>(o.repeat + o.warmup) * pairs *
+      (client.thread_mode == "parallel" ? static_cast<uint64_t>(client.threads) : 1);
   const double secs =
       sim_seconds_estimate(spec.recordcount * reps, spec.operationcount * reps, p.instrument);
   fmt::print(stderr,
@@ -251,20 +288,12 @@ void run(const RunOptions& o) {
   note_ignored(spec);
   const ClientSettings client = resolve_client(o, spec);
 
-  const auto structures = select_structures(o.ds);
-  const auto modes = select_modes(o.mode);
-  if (spec.scanproportion > 0) {
-    for (const DsEntry* e : structures) {
-      if (!e->can_scan) {
-        throw UsageError(
-            fmt::format("{} cannot scan but the workload has scanproportion={}; "
-                        "structures that can: {}",
-                        e->name, spec.scanproportion, scanning_structures()));
-      }
-    }
-  }
+  const auto pairs = select_pairs(o, spec.op_set());
+  std::vector<Mode> modes;
+  for (const auto& [e, m] : pairs) modes.push_back(m);
   const ThreadMode tm = parse_thread_mode(client.thread_mode);
   check_thread_options(o, client, tm, modes);
+  for (const auto& [e, m] : pairs) check_thread_mode(*e, tm);
   if (o.min_time > 0 && !spec.tracefile.empty()) {
     throw UsageError(fmt::format(
         "--min-time {} and tracefile={}: --min-time grows operationcount, a trace fixes the "
@@ -298,7 +327,8 @@ void run(const RunOptions& o) {
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
-  // Concurrent slices hold one stream's operations and load keys between them.
+  // Parallel instances hold a whole workload's stream each; the shared modes'
+  // streams hold one workload between them.
   const int instances = tm == ThreadMode::kParallel ? client.threads : 1;
   const RunShape shape{.pool_size = pool_size,
                        .load_factor = o.load_factor,
@@ -309,12 +339,10 @@ void run(const RunOptions& o) {
                        .workers = client.threads,
                        .latency_sample = rate,
                        .reopen = o.reopen};
-  for (const DsEntry* e : structures) {
-    for (Mode m : modes) check_footprint(run_footprint(*e, m, spec, shape), pool_dir);
-  }
+  for (const auto& [e, m] : pairs) check_footprint(run_footprint(*e, m, spec, shape), pool_dir);
   const CounterPlan counting = plan_counters(o);
   if (counting.mode == CounterMode::kSim && !in_sim_child()) {
-    rerun_under_callgrind(o, client, counting, spec, structures.size() * modes.size(), pool_dir);
+    rerun_under_callgrind(o, client, counting, spec, pairs.size(), pool_dir);
   }
   install_stop_signals();
 
@@ -326,6 +354,7 @@ void run(const RunOptions& o) {
   }
   const PmemProbe probe = probe_pool_dir(pool_dir);
   const PersistencePolicy policy = resolve_persistence(o.persistence, probe.platform_eadr());
+  for (const auto& [e, m] : pairs) check_domain(*e, m, policy.domain.domain, o.unsafe);
   install_policy(policy);
   warn_policy(policy);
   if (!probe.real) {
@@ -346,21 +375,22 @@ void run(const RunOptions& o) {
   if (o.cpu_node) run_on_node(*o.cpu_node);
   if (o.mem_node) bind_memory(*o.mem_node);
 
-  if (spec.tracefile.empty() && tm == ThreadMode::kConcurrent) {
+  const int stream_count = tm == ThreadMode::kSingle ? 1 : client.threads;
+  const uint64_t load_keys = spec.op_set() == OpSet::kSet ? spec.keyrange / 2 : spec.recordcount;
+  if (spec.tracefile.empty() && shared_instance(tm)) {
     fmt::print(stderr,
-               "pmemids: generating {} load keys and {} operations in {} slices (seed {})\n",
-               spec.recordcount, spec.operationcount, client.threads, spec.seed);
+               "pmemids: generating {} load keys and {} operations in {} worker streams "
+               "(seed {})\n",
+               load_keys, spec.operationcount, stream_count, spec.seed);
   } else if (spec.tracefile.empty()) {
     fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n",
-               tm == ThreadMode::kParallel ? client.threads : 1, spec.recordcount,
-               spec.operationcount, spec.seed);
+               stream_count, load_keys, spec.operationcount, spec.seed);
   } else {
-    fmt::print(stderr, "pmemids: reading {} x (trace {})\n",
-               tm == ThreadMode::kParallel ? client.threads : 1, spec.tracefile);
+    fmt::print(stderr, "pmemids: reading {} x (trace {})\n", instances, spec.tracefile);
   }
   WorkloadSpec current = spec;  // operationcount grows under --min-time
   Streams streams = make_streams(current, tm, client.threads, rate);
-  check_streams(streams.built, structures);
+  check_streams(streams.built, pairs);
   CrewCounters counters(counting.mode, counting.events, client.threads);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
@@ -387,8 +417,8 @@ void run(const RunOptions& o) {
 
   std::FILE* const table = table_stream(out);
   print_table_header(table);
-  for (const DsEntry* e : structures) {
-    for (Mode m : modes) {
+  for (const auto& [e, m] : pairs) {
+    {
       if (current.operationcount != spec.operationcount) {  // grown for the previous pair
         current = spec;
         streams = make_streams(current, tm, client.threads, rate);
@@ -463,6 +493,8 @@ void run(const RunOptions& o) {
              {"timeline_ms", o.timeline_ms},
              {"latency_sample", rate},
              {"stream_seeds", streams.built.seeds},
+             {"stream_roles", stream_roles(streams.built)},
+             {"unsafe", o.unsafe},
              {"workload", workload_name(spec)},
              {"pool_dir", pool_dir},
              {"pool_size", r.pool_bytes},

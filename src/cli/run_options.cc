@@ -12,9 +12,9 @@ namespace pmemids {
 
 void check_thread_count(const std::string& thread_mode, int threads, const std::string& from) {
   if (thread_mode == "single" && threads != 1) {
-    throw UsageError(
-        fmt::format("{} needs --thread-mode parallel or concurrent (single runs one thread)",
-                    from.empty() ? fmt::format("--threads {}", threads) : from));
+    throw UsageError(fmt::format(
+        "{} needs --thread-mode parallel, concurrent or native (single runs one thread)",
+        from.empty() ? fmt::format("--threads {}", threads) : from));
   }
 }
 
@@ -71,12 +71,13 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(CLI::Range(1, 64));
   sub->add_option("--thread-mode", o.thread_mode,
                   "single | parallel (an instance and pool per thread, each runs the whole "
-                  "workload) | concurrent (one instance, each thread its own slice of the "
-                  "workload, one global lock)")
-      ->check(CLI::IsMember({"single", "parallel", "concurrent"}))
+                  "workload) | concurrent (one instance, each thread its own part of the "
+                  "workload, one global lock) | native (as concurrent with no lock: "
+                  "structures that synchronise themselves)")
+      ->check(CLI::IsMember({"single", "parallel", "concurrent", "native"}))
       ->default_str("single; concurrent for more than one thread, as YCSB");
   sub->add_option("--threads", o.threads,
-                  "Worker threads (parallel, concurrent); YCSB's threadcount")
+                  "Worker threads (parallel, concurrent, native); YCSB's threadcount")
       ->check(CLI::Range(1, 1024))
       ->default_str("threadcount, else 1");
   sub->add_option("--lock", o.lock,
@@ -86,6 +87,9 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->default_str(
           "pthread-dram for dram and pmem-volatile, pmemobj for pmem-persist and "
           "pmem-trans");
+  sub->add_flag("--unsafe", o.unsafe,
+                "Run a structure under a persistence domain it is not crash-consistent in (a "
+                "negative control)");
   sub->add_option("--pin", o.pin,
                   "Pin worker threads: none, compact (fill cores in order), scatter (spread "
                   "over nodes and cores)")

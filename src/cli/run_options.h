@@ -34,6 +34,7 @@ struct RunOptions {
   std::string thread_mode;  // empty: single, or concurrent for more than one thread
   int threads = 0;          // 0: threadcount, else 1
   std::string lock;         // empty: the paper's default for the mode
+  bool unsafe = false;      // allow a domain the structure is not crash-consistent in
   std::string pin = "none";
   std::optional<int> cpu_node;
   std::optional<int> mem_node;

@@ -3,8 +3,9 @@
 // tracefile= runs again, or a summary of its operation mix and key popularity.
 //
 // Streams come from build_streams(), as run's do; lines are in worker order:
-// parallel worker t's stream as thread t, concurrent worker t's slice of the
-// workload (workload/stream.h) as thread t, single as thread 0. Nothing is written
+// parallel worker t's stream as thread t, concurrent (and native) worker t's
+// part of the workload (plan_streams: kv slice, queue role, share; see
+// workload/stream.h) as thread t, single as thread 0. Nothing is written
 // before the streams are built, so a refused configuration leaves --out alone.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -111,9 +112,10 @@ void stream(const StreamOptions& o) {
   if (!o.out.empty()) check_output_path(o.out, "--out");
   const WorkloadSpec spec = build_workload(o.workload);
   check_thread_count(o.thread_mode, o.threads);
-  const RunStreams built =
-      build_streams(spec, o.thread_mode == "single" ? 1 : o.threads,
-                    o.thread_mode == "concurrent" ? StreamShare::kSlices : StreamShare::kOwn);
+  const RunStreams built = build_streams(spec, o.thread_mode == "single" ? 1 : o.threads,
+                                         o.thread_mode == "concurrent" || o.thread_mode == "native"
+                                             ? StreamShare::kSlices
+                                             : StreamShare::kOwn);
   const std::vector<WorkerOps> ws = workers(built);
 
   if (o.summary) print_summary(stdout, ws, built);
@@ -155,10 +157,10 @@ void add_stream_command(CLI::App& app) {
       "stream", "Write the operation stream(s) `run` would execute, as a trace (or summarise it)");
   add_workload_options(sub, o->workload);
   sub->add_option("--thread-mode", o->thread_mode,
-                  "single | parallel (a stream per worker) | concurrent (a slice of the "
-                  "workload per worker, as `run` slices it)")
-      ->check(CLI::IsMember({"single", "parallel", "concurrent"}));
-  sub->add_option("--threads", o->threads, "Workers (parallel, concurrent)")
+                  "single | parallel (a stream per worker) | concurrent, native (each worker "
+                  "its part of the workload, as `run` splits it)")
+      ->check(CLI::IsMember({"single", "parallel", "concurrent", "native"}));
+  sub->add_option("--threads", o->threads, "Workers (parallel, concurrent, native)")
       ->check(CLI::Range(1, 1024));
   sub->add_option("--out", o->out, "Trace file to write (default: stdout)");
   sub->add_option("--head", o->head, "Only the first N operations")->check(CLI::NonNegativeNumber);

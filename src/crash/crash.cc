@@ -64,6 +64,7 @@ void CrashReport::add(const PointResult& r) {
   half_applied += r.half;
   leaked_objects += r.leaked;
   leaks_after_repair += r.leaked_after;
+  recovery_crashes += r.recovery_crashes;
   const bool failed = !r.recovered || !r.invariants_ok || r.lost != 0 || r.half != 0;
   if (failed) ++failure_kinds[failure_kind(r.message[0] != '\0' ? r.message : "failed")];
   if (failed && failures.size() < 8) {
@@ -72,21 +73,51 @@ void CrashReport::add(const PointResult& r) {
   }
 }
 
-CrashWorkload crash_workload(const WorkloadSpec& spec, const Stream& stream) {
+namespace {
+
+// The op that loads load key i of `st` (kv, set: insert; queue, stack: push).
+Op load_op(OpSet s, const Stream& st, uint64_t i, const char* value) {
+  const bool push = s == OpSet::kQueue || s == OpSet::kStack;
+  return Op{.key = st.load_keys[i],
+            .value = s == OpSet::kSet || s == OpSet::kStack ? nullptr : value,
+            .type = push ? OpType::kPush : OpType::kInsert};
+}
+
+}  // namespace
+
+CrashWorkload crash_workload(const WorkloadSpec& spec, uint32_t threads) {
   CrashWorkload w;
-  w.ds = DsOptions{.capacity = stream.records_max,
+  w.op_set = spec.op_set();
+  const std::vector<StreamShape> shapes = plan_streams(spec, static_cast<int>(threads), true);
+  for (size_t t = 0; t < shapes.size(); ++t) {
+    w.streams.push_back(generate(spec, spec.seed + t, shapes[t]));
+  }
+  const Stream& first = w.streams.front();
+  std::vector<const Stream*> all;
+  for (const Stream& st : w.streams) all.push_back(&st);
+  const uint64_t capacity = shared_capacity(w.op_set, all);
+  w.ds = DsOptions{.capacity = capacity,
                    .expected = spec.recordcount,
                    .value_size = spec.fieldlength,
                    .load_factor = 0.75,
-                   .codec = stream.codec,
-                   .seed = spec.seed};
+                   .codec = first.codec,
+                   .seed = spec.seed,
+                   .threads = threads,
+                   .keyrange = spec.keyrange,
+                   .queueslots = spec.queueslots,
+                   .slotsize = spec.slotsize};
+  // Kv changes each get their own value, as far as the value pool reaches.
+  const bool kv = w.op_set == OpSet::kKv || w.op_set == OpSet::kOrderedKv;
   uint64_t v = 0;
-  for (uint64_t k : stream.load_keys) {
-    w.ops.push_back(Op{k, stream.values.get(v++), OpType::kInsert, 0});
+  for (uint64_t i = 0; i < first.load_keys.size(); ++i) {
+    w.ops.push_back(load_op(w.op_set, first, i, first.values.get(kv ? v++ : i)));
   }
-  for (Op op : stream.ops) {
-    if (op.value != nullptr) op.value = stream.values.get(v++);
-    w.ops.push_back(op);
+  for (size_t t = 0; t < w.streams.size(); ++t) {
+    std::vector<Op>& out = threads == 1 ? w.ops : w.thread_ops.emplace_back();
+    for (Op op : w.streams[t].ops) {
+      if (kv && op.value != nullptr) op.value = w.streams[t].values.get(v++);
+      out.push_back(op);
+    }
   }
   return w;
 }

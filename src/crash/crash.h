@@ -30,10 +30,38 @@
 // `pmempool check` on it.
 //
 // Contents: ops[0, i) were acknowledged when the crash hit op i (in flight).
-// Every key must hold exactly what the acknowledged ops left (else: a lost
-// acknowledged operation); the in-flight op's key may hold its state before or
-// after that op, nothing else (else: half-applied; a key listed twice is a
-// half-applied structural change too).
+// The recovered structure is compared with a sequential model of its
+// operation set (crash/models.h): kv and set per key (every key must hold
+// exactly what the acknowledged ops left, else a lost acknowledged operation;
+// the in-flight op's key may hold its state before or after that op, nothing
+// else, else half-applied; a key listed twice is a half-applied structural
+// change too); queue and stack as a sequence (exactly the acknowledged pushes
+// minus the acknowledged pops, in FIFO / LIFO order, the in-flight operation
+// applied at most once: a missing element is lost, a duplicate, an element
+// never pushed or already popped, or a wrong order is half-applied). check()
+// covers the structure's own invariants (no reachable marked node, a slab
+// bitmap equal to the reachable nodes, ...).
+//
+// Multi-thread variant (CrashOptions::threads > 1, internal structures): after
+// the load, `threads` workers run their own streams on one instance, one at a
+// time: a worker runs until its next backend primitive (a sync point), where a
+// seeded scheduler picks who runs next (crash/turns.h). The interleaving is
+// thus random but reproducible, and a crash point hit by any worker stops the
+// world at a moment when no other worker is inside a backend call, so the
+// shadow needs no lock. Each image is checked against the recorded history
+// (invocation and response order, responses): some linearisation of the
+// acknowledged operations and of a subset of the in-flight ones (one per
+// worker at most, each applied at most once) must end in exactly the recovered
+// contents (crash/linearizability.h; sets are checked key by key). Detectable
+// structures (those with recovered(t), see crash/models.h) must report, for
+// each worker, its last operation's true response or "not applied".
+//
+// Crashes during recovery (CrashOptions::recovery_points > 0): the checker
+// opens each image through the checking backend, so recover() offers crash
+// points too; at the first `recovery_points` of them a second image is taken,
+// and after the first recovery has been checked each second image is
+// recovered and checked against the same expectations (recovery must be
+// idempotent and survive its own crash).
 #pragma once
 
 #include <cstdint>
@@ -65,31 +93,39 @@ struct CrashOptions {
   // Installed for the run: its domain decides both what the backends write
   // back and what the power model keeps.
   PersistencePolicy policy = PersistencePolicy::host_default();
-  bool store_buffer_loss = false;  // eADR: a suffix of the unfenced stores is lost
+  bool store_buffer_loss = false;   // eADR: a suffix of the unfenced stores is lost
+  double switch_probability = 0.5;  // multi-thread: chance of a switch at each sync point
+  uint32_t recovery_points = 0;     // crash points taken inside each recovery
 };
 
 struct CrashWorkload {
-  std::vector<Op> ops;  // load inserts, then the transaction phase
+  OpSet op_set = OpSet::kKv;
+  std::vector<Op> ops;                      // load (inserts, pushes), then single-threaded ops
+  std::vector<std::vector<Op>> thread_ops;  // multi-thread variant: worker t's operations
   DsOptions ds;
+  std::vector<Stream> streams;  // what the ops' values point into
 };
 
-// The load keys as inserts, then the stream's operations, each change with its
-// own value (as far as the value pool reaches) so that a lost update shows.
-// Values point into `stream`, which must outlive the result.
-CrashWorkload crash_workload(const WorkloadSpec& spec, const Stream& stream);
+// The load keys as inserts (queue, stack: pushes), then the stream's
+// operations, each change with its own value (as far as the value pool
+// reaches) so that a lost update shows. With threads > 1, the load followed
+// by one stream per worker (plan_streams: queues get producers and
+// consumers), for the multi-thread variant.
+CrashWorkload crash_workload(const WorkloadSpec& spec, uint32_t threads = 1);
 
 // What one crash point's check found (sent through a pipe: plain data).
 struct PointResult {
   uint64_t point = 0;
-  uint64_t op_index = 0;
+  uint64_t op_index = 0;      // single-threaded: the op in flight; multi-thread: history length
   uint8_t recovered = 0;      // opened, recovered and passed pmempool check
   uint8_t invariants_ok = 0;  // check() passed and agrees with the contents
   uint8_t pmempool_ok = 0;
   uint8_t opened = 0;  // the pool opened and the structure recovered
   uint64_t lost = 0;
   uint64_t half = 0;
-  uint64_t leaked = 0;        // unreachable objects before leak repair
-  uint64_t leaked_after = 0;  // still unreachable after recovery
+  uint64_t leaked = 0;            // unreachable objects before leak repair
+  uint64_t leaked_after = 0;      // still unreachable after recovery
+  uint64_t recovery_crashes = 0;  // crashes inside recovery checked
   double recovery_ms = 0;
   char message[256] = {};
 };
@@ -104,6 +140,7 @@ struct CrashReport {
   uint64_t leaked_objects = 0;
   uint64_t leaks_after_repair = 0;
   uint64_t pmempool_failures = 0;
+  uint64_t recovery_crashes = 0;  // crashes inside recovery checked (all points)
   std::vector<double> recovery_ms;
   std::vector<std::string> failures;  // the first few messages, with their point
   // Every failed point's first finding, numbers masked ("key #: acknowledged key

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -18,64 +19,58 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "backend/shadow.h"
 #include "crash/crash.h"
+#include "crash/linearizability.h"
+#include "crash/models.h"
+#include "crash/turns.h"
+#include "run/execute.h"
 #include "util/stop_signals.h"
 #include "workload/generators.h"
 
 namespace pmemids {
 namespace crash_detail {
 
-// Key -> value bytes (pointers into the stream's value pool, valid in forked
-// processes too) of the acknowledged operations.
-using Model = std::map<uint64_t, const char*>;
-
-inline void apply_to_model(Model& m, const Op& op) {
-  switch (op.type) {
-    case OpType::kInsert:
-      m[op.key] = op.value;
-      break;
-    case OpType::kUpdate:
-    case OpType::kReadModifyWrite:
-      if (auto it = m.find(op.key); it != m.end()) it->second = op.value;
-      break;
-    case OpType::kDelete:
-      m.erase(op.key);
-      break;
-    case OpType::kRead:
-    case OpType::kScan:
-      break;
+// One operation of the structure's operation set on `t`, its response as
+// "found" (workload/op_set.h) and, for a pop, the id it returned.
+template <OpSet S, class T>
+bool apply_op(T& t, const Op& op, char* buf, uint32_t vsize, uint64_t& out) {
+  if constexpr (S == OpSet::kQueue) {
+    if (op.type == OpType::kPop) return t.pop(out, buf);
+  } else if constexpr (S == OpSet::kStack) {
+    if (op.type == OpType::kPop) return t.pop(out);
   }
+  return apply<S>(t, op, buf, vsize);
 }
 
+// Single-threaded runs: op on the structure's thread-0 target.
 template <class DS>
-void apply_to_ds(DS& ds, const Op& op, char* buf) {
-  switch (op.type) {
-    case OpType::kRead:
-      ds.read(op.key, buf);
-      break;
-    case OpType::kUpdate:
-      ds.update(op.key, op.value);
-      break;
-    case OpType::kInsert:
-      ds.insert(op.key, op.value);
-      break;
-    case OpType::kReadModifyWrite:
-      if (ds.read(op.key, buf)) ds.update(op.key, op.value);
-      break;
-    case OpType::kDelete:
-      ds.remove(op.key);
-      break;
-    case OpType::kScan:
-      break;
-  }
+void apply_to_ds(DS& ds, const Op& op, char* buf, uint32_t vsize) {
+  uint64_t out;
+  auto&& t = worker_target(ds, 0);
+  apply_op<DS::kOpSet>(t, op, buf, vsize, out);
 }
 
 struct CheckRequest {
   uint64_t point;
-  uint64_t op_index;  // the op in flight; ops.size() when none was
-  int32_t instance;   // which pool file of the work directory to check
+  uint64_t op_index;     // the op in flight; ops.size() when none was
+  int32_t instance;      // which pool file of the work directory to check
+  uint32_t history = 0;  // multi-thread: HistoryOps that follow the request
+};
+
+// What an image must hold: single-threaded, the model before and after the
+// in-flight op; multi-thread, a linearisation of `history` from `initial`.
+struct Expectation {
+  Items before, after;
+  std::optional<uint64_t> inflight_key;
+  std::string inflight_name;
+  bool multi = false;
+  std::vector<HistoryOp> history;
+  Items initial;
+  uint64_t loaded = 0;    // load ops done (by worker 0's handle) before the history
+  uint64_t capacity = 0;  // queues: the ring's slots
 };
 
 inline PoolSpec pool_spec(const CrashOptions& opt, const char* ds, Mode m, int instance,
@@ -103,22 +98,175 @@ std::vector<uint64_t> pick_points(uint64_t available, uint32_t points, uint64_t 
 bool read_full(int fd, void* buf, size_t n);
 bool write_full(int fd, const void* buf, size_t n);
 
-// Opens the image, recovers, checks: runs in a worker process.
+// Runs f() (returning a PointResult) in a child process, waiting at most
+// `timeout_s`: a child that crashes on a corrupt image or walks for ever is a
+// failed check, not a crashed checker.
+template <class F>
+PointResult in_child(F&& f, double timeout_s) {
+  PointResult r;
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    set_message(r, "checker: cannot create a pipe");
+    return r;
+  }
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(p[0]);
+    const PointResult res = f();
+    write_full(p[1], &res, sizeof res);
+    _exit(0);
+  }
+  close(p[1]);
+  if (pid < 0) {
+    close(p[0]);
+    set_message(r, "checker: cannot start a worker process");
+    return r;
+  }
+  pollfd pfd{p[0], POLLIN, 0};
+  const int ready = poll(&pfd, 1, static_cast<int>(timeout_s * 1000));
+  const bool got = ready > 0 && read_full(p[0], &r, sizeof r);
+  close(p[0]);
+  if (!got) kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got) return r;
+  r = PointResult{};
+  if (ready == 0) {
+    set_message(r, fmt::format("checker worker timed out after {} s (recovery or walk does "
+                               "not end)",
+                               timeout_s));
+  } else if (WIFSIGNALED(status)) {
+    set_message(r, fmt::format("checker worker killed by signal {} ({}) on the image",
+                               WTERMSIG(status), strsignal(WTERMSIG(status))));
+  } else {
+    set_message(r, "checker worker exited without a result");
+  }
+  return r;
+}
+
+// Compares the recovered contents with the expectation.
+template <class DS>
+void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e, const Items& got,
+                      PointResult& r) {
+  constexpr OpSet S = DS::kOpSet;
+  if (!e.multi) {
+    const Verdict v = compare(S, got, e.before, e.after, e.inflight_key, e.inflight_name.c_str());
+    r.lost += v.lost;
+    r.half += v.half;
+    if (!v.message.empty()) set_message(r, v.message);
+    return;
+  }
+  std::vector<HistoryOp> h = e.history;
+  if constexpr (Detectable<DS>) {
+    // Each thread's report must describe its last operation (seq n) or, when
+    // that one had not announced itself yet, the one before (seq n - 1, which
+    // returned): a pending op is then constrained to the report, a returned
+    // one must be reported with the response it gave. Worker 0's handle also
+    // ran the load, so its operations are numbered after the load's.
+    std::vector<std::vector<size_t>> mine(w.thread_ops.size());
+    for (size_t i = 0; i < h.size(); ++i) mine[h[i].thread].push_back(i);
+    const auto agrees = [](const RecoveredOp& rep, const HistoryOp& op) {
+      return rep.status == RecoveredOp::kApplied && rep.ok == op.ok &&
+             (op.type != OpType::kPop || !op.ok || rep.response == op.out);
+    };
+    for (size_t t = 0; t < mine.size(); ++t) {
+      if (mine[t].empty()) continue;
+      const uint64_t before = t == 0 ? e.loaded : 0;
+      const uint64_t n = before + mine[t].size();
+      HistoryOp& last = h[mine[t].back()];
+      const RecoveredOp rep = ds.recovered(static_cast<int>(t));
+      std::string problem;
+      if (rep.seq == n && last.pending()) {
+        last.must =
+            rep.status == RecoveredOp::kApplied ? HistoryOp::kApplied : HistoryOp::kNotApplied;
+        last.must_ok = rep.ok;
+        last.must_out = rep.response;
+      } else if (rep.seq == n) {
+        if (!agrees(rep, last)) problem = "reported otherwise than it returned";
+      } else if (rep.seq + 1 == n && last.pending()) {
+        last.must = HistoryOp::kNotApplied;
+        if (mine[t].size() >= 2 && !agrees(rep, h[mine[t][mine[t].size() - 2]])) {
+          problem = "(the one before) reported otherwise than it returned";
+        }
+      } else {
+        problem = fmt::format("reported as operation {} of {}", rep.seq, n);
+      }
+      if (!problem.empty()) {
+        ++r.lost;
+        set_message(r, fmt::format("thread {}'s last {}: {}", t, op_name(last.type), problem));
+      }
+    }
+  }
+  // Element checks first (their messages are precise), then the search.
+  std::map<uint64_t, std::string> pushed;
+  for (const Item& i : e.initial) pushed.emplace(i.key, i.bytes);
+  std::set<uint64_t> seen;
+  for (const Item& i : got) {
+    if (!seen.insert(i.key).second) {
+      ++r.half;
+      set_message(r, fmt::format("element or key {:#x} present twice", i.key));
+    }
+  }
+  std::vector<uint64_t> initial, final;
+  for (const Item& i : e.initial) initial.push_back(i.key);
+  for (const Item& i : got) final.push_back(i.key);
+  LinResult lin;
+  if constexpr (S == OpSet::kSet) {
+    lin = check_set_history(h, initial, final);
+  } else if constexpr (S == OpSet::kQueue || S == OpSet::kStack) {
+    if constexpr (S == OpSet::kStack) {
+      std::reverse(final.begin(), final.end());  // for_each lists the top first
+      std::reverse(initial.begin(), initial.end());
+    }
+    lin = check_sequence_history(S, h, initial, final, e.capacity);
+  } else {
+    lin.ok = true;  // kv structures have no multi-thread variant
+  }
+  if (!lin.ok) {
+    ++r.half;
+    set_message(r, fmt::format("not durably linearizable: {}", lin.why));
+  }
+}
+
+// Opens the image at `spec`, recovers, checks: runs in a worker process. With
+// recovery points, recovery runs through the checking backend SB and a second
+// image is taken at each of its first `recovery_points` crash points; they are
+// checked after this one, each in its own process, against the same
+// expectation.
 template <template <class> class DS, class P>
-PointResult check_image(const CrashOptions& opt, const CrashWorkload& w, const Model& acked,
-                        const CheckRequest& req) {
+PointResult check_image(const CrashOptions& opt, const CrashWorkload& w, const Expectation& e,
+                        const CheckRequest& req, const PoolSpec& spec);
+
+template <template <class> class DS, class P, class Opened>
+PointResult check_opened(const CrashOptions& opt, const CrashWorkload& w, const Expectation& e,
+                         const CheckRequest& req, const PoolSpec& spec) {
   using Clock = std::chrono::steady_clock;
+  constexpr OpSet S = DS<Opened>::kOpSet;
   PointResult r;
   r.point = req.point;
   r.op_index = req.op_index;
-  const PoolSpec spec = pool_spec(opt, DS<P>::kName, P::kMode, req.instance, 0, true, true);
   const uint32_t vsize = w.ds.value_size;
-  const Op* inflight = req.op_index < w.ops.size() ? &w.ops[req.op_index] : nullptr;
+  std::vector<PoolSpec> second;  // images taken inside recovery
   bool opened = false;
   try {
     const auto t0 = Clock::now();
-    P b(spec);
-    DS<P> ds(b, w.ds);
+    Opened b(spec);
+    if constexpr (Opened::hook_type::kActive) {
+      b.hook().arm([&](uint64_t k) {
+        if (k >= opt.recovery_points) return;
+        PoolSpec s2 = spec;
+        s2.instance = spec.instance * 1000 + 500 + static_cast<int>(k);
+        std::filesystem::copy_file(spec.path(), s2.path(),
+                                   std::filesystem::copy_options::overwrite_existing);
+        const int fd = open(s2.path().c_str(), O_RDWR | O_CLOEXEC);
+        if (fd < 0) throw RuntimeError("crash: cannot open a recovery image");
+        b.hook().build_image(fd, b.pop(), b.pool_bytes(), 0.0, 0);
+        close(fd);
+        second.push_back(s2);
+      });
+    }
+    DS<Opened> ds(b, w.ds);
+    if constexpr (Opened::hook_type::kActive) b.hook().disarm();
     r.recovery_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     opened = true;
     r.opened = 1;
@@ -126,69 +274,30 @@ PointResult check_image(const CrashOptions& opt, const CrashWorkload& w, const M
     const uint64_t left = b.unreachable([&](auto&& v) { ds.for_each_object(v); }).size();
     r.leaked = b.repaired_objects() + left;
     r.leaked_after = left;
-    if (left != 0) {
-      set_message(r, fmt::format("{} unreachable objects after recovery", left));
-    }
+    if (left != 0) set_message(r, fmt::format("{} unreachable objects after recovery", left));
 
     bool ok = true;
     uint64_t count = 0;
     try {
       count = ds.check();
-    } catch (const std::exception& e) {
+    } catch (const std::exception& ex) {
       ok = false;
-      set_message(r, fmt::format("invariant: {}", e.what()));
+      set_message(r, fmt::format("invariant: {}", ex.what()));
     }
-
     // Contents, bounded so that a cyclic structure cannot walk forever.
-    std::map<uint64_t, std::string> got;
-    uint64_t dups = 0;
-    const uint64_t bound = 4 * (w.ops.size() + w.ds.capacity) + 64;
-    uint64_t listed = 0;
-    ds.for_each([&](uint64_t k, const char* v) {
-      if (++listed > bound) throw InvariantViolation("the contents walk does not end (cycle?)");
-      if (!got.emplace(k, std::string(v, vsize)).second) ++dups;
-    });
-    if (ok && count != listed) {
+    uint64_t pushes = 0;
+    for (const auto& ops : w.thread_ops) pushes += ops.size();
+    const uint64_t bound = 4 * (w.ops.size() + pushes + w.ds.capacity) + 64;
+    const Items got = collect<S>(ds, vsize, bound);
+    if (ok && count != got.size()) {
       ok = false;
       set_message(r, fmt::format("invariant: check() counts {} elements, the walk lists {}", count,
-                                 listed));
+                                 got.size()));
     }
     r.invariants_ok = ok ? 1 : 0;
-    r.half += dups;
-    if (dups != 0) set_message(r, fmt::format("{} keys listed twice", dups));
-
-    Model after = acked;
-    if (inflight != nullptr) apply_to_model(after, *inflight);
-    const auto state = [&](const Model& m, uint64_t k) -> std::optional<std::string> {
-      auto it = m.find(k);
-      if (it == m.end()) return std::nullopt;
-      return std::string(it->second, vsize);
-    };
-    std::set<uint64_t> keys;
-    for (const auto& kv : acked) keys.insert(kv.first);
-    for (const auto& kv : got) keys.insert(kv.first);
-    if (inflight != nullptr) keys.insert(inflight->key);
-    for (uint64_t k : keys) {
-      std::optional<std::string> have;
-      if (auto it = got.find(k); it != got.end()) have = it->second;
-      const auto want = state(acked, k);
-      if (have == want) continue;
-      if (inflight != nullptr && inflight->key == k) {
-        if (have == state(after, k)) continue;
-        ++r.half;
-        set_message(
-            r, fmt::format("in-flight {} of key {:#x} half-applied ({})", op_name(inflight->type),
-                           k, have ? "value torn" : "key missing"));
-        continue;
-      }
-      ++r.lost;
-      set_message(r, fmt::format("key {:#x}: {}", k,
-                                 !have   ? "acknowledged key missing"
-                                 : !want ? "deleted key present"
-                                         : "acknowledged value wrong"));
-    }
-  } catch (const std::exception& e) {
-    set_message(r, fmt::format("{}: {}", opened ? "check" : "recovery", e.what()));
+    compare_contents(ds, w, e, got, r);
+  } catch (const std::exception& ex) {
+    set_message(r, fmt::format("{}: {}", opened ? "check" : "recovery", ex.what()));
     if (!opened) {
       r.recovered = 0;
       return r;
@@ -198,16 +307,52 @@ PointResult check_image(const CrashOptions& opt, const CrashWorkload& w, const M
   r.pmempool_ok = opt.pmempool_check ? pmempool_consistent(spec.path()) : 1;
   if (!r.pmempool_ok) set_message(r, "pmempool check: pool inconsistent");
   r.recovered = r.pmempool_ok;
+  // Each image taken inside recovery: recovered and checked in its own process.
+  for (const PoolSpec& s2 : second) {
+    PointResult r2 = in_child(
+        [&] {
+          CrashOptions o2 = opt;
+          o2.recovery_points = 0;
+          return check_image<DS, P>(o2, w, e, req, s2);
+        },
+        opt.worker_timeout_s);
+    std::error_code ec;
+    std::filesystem::remove(s2.path(), ec);
+    ++r.recovery_crashes;
+    const bool failed =
+        !r2.recovered || !r2.invariants_ok || r2.lost != 0 || r2.half != 0 || r2.leaked_after != 0;
+    if (failed) {
+      set_message(r, fmt::format("after a crash inside recovery: {}",
+                                 r2.message[0] != '\0' ? r2.message : "failed"));
+      r.recovered = r.recovered && r2.recovered;
+      r.invariants_ok = r.invariants_ok && r2.invariants_ok;
+      r.lost += r2.lost;
+      r.half += r2.half;
+      r.leaked_after += r2.leaked_after;
+    }
+  }
   return r;
+}
+
+template <template <class> class DS, class P>
+PointResult check_image(const CrashOptions& opt, const CrashWorkload& w, const Expectation& e,
+                        const CheckRequest& req, const PoolSpec& spec) {
+  if (opt.recovery_points > 0) {
+    return check_opened<DS, P, typename ShadowOf<P>::type>(opt, w, e, req, spec);
+  }
+  return check_opened<DS, P, P>(opt, w, e, req, spec);
 }
 
 // The checker process: forked before the run opens a pool, it keeps the model of
 // acknowledged operations and forks one worker per image. Up to `depth` workers
 // run at once (images are checked while the run goes on); results come back in
 // request order. Protocol: submit() returns the results that became due, and
-// finish() the rest; check() is submit + finish for one image.
+// finish() the rest; check() is submit + finish for one image. Multi-thread
+// requests carry their history (HistoryOps after the request).
 template <template <class> class DS, class P>
 class Checker {
+  static constexpr OpSet S = DS<P>::kOpSet;
+
  public:
   Checker(const CrashOptions& opt, const CrashWorkload& w, uint32_t depth = 1)
       : depth_(std::max<uint32_t>(1, depth)) {
@@ -242,8 +387,13 @@ class Checker {
 
   // Queues a check; returns the result that became due, if any (when `depth`
   // checks are running, the oldest is waited for).
-  std::vector<PointResult> submit(const CheckRequest& q) {
-    if (!write_full(req_, &q, sizeof q)) throw RuntimeError("crash: the checker process died");
+  std::vector<PointResult> submit(const CheckRequest& q, const std::vector<HistoryOp>& h = {}) {
+    CheckRequest with = q;
+    with.history = static_cast<uint32_t>(h.size());
+    if (!write_full(req_, &with, sizeof with) ||
+        (!h.empty() && !write_full(req_, h.data(), h.size() * sizeof(HistoryOp)))) {
+      throw RuntimeError("crash: the checker process died");
+    }
     ++outstanding_;
     std::vector<PointResult> out;
     if (outstanding_ >= depth_) out.push_back(receive());
@@ -260,8 +410,8 @@ class Checker {
     while (outstanding_ > 0) out.push_back(receive());
     return out;
   }
-  PointResult check(const CheckRequest& q) {
-    auto r = submit(q);
+  PointResult check(const CheckRequest& q, const std::vector<HistoryOp>& h = {}) {
+    auto r = submit(q, h);
     if (r.empty()) r = finish();
     return r.front();
   }
@@ -283,15 +433,15 @@ class Checker {
 
   static void serve(const CrashOptions& opt, const CrashWorkload& w, uint32_t depth, int in,
                     int out) {
-    Model acked;
+    const uint32_t vsize = w.ds.value_size;
+    SeqModel<S> acked;
+    if constexpr (S == OpSet::kQueue) acked.set_capacity(w.ds.queueslots);
     uint64_t applied = 0;
     std::deque<Running> running;
     const auto reply_oldest = [&] {
       const PointResult r = wait_worker(opt, running.front());
       std::error_code ec;
-      std::filesystem::remove(
-          pool_spec(opt, DS<P>::kName, P::kMode, running.front().q.instance, 0, true, true).path(),
-          ec);
+      std::filesystem::remove(image_spec(opt, running.front().q.instance).path(), ec);
       running.pop_front();
       return write_full(out, &r, sizeof r);
     };
@@ -303,23 +453,52 @@ class Checker {
         }
         continue;
       }
-      for (; applied < q.op_index && applied < w.ops.size(); ++applied) {
-        apply_to_model(acked, w.ops[applied]);
+      Expectation e;
+      e.capacity = S == OpSet::kQueue ? w.ds.queueslots : 0;
+      if (!w.thread_ops.empty()) {
+        // op_index < ops.size(): the crash hit the load (history: that op).
+        const uint64_t upto = std::min<uint64_t>(q.op_index, w.ops.size());
+        for (; applied < upto; ++applied) acked.apply(w.ops[applied]);
+        e.loaded = upto;
+        e.multi = true;
+        e.initial = acked.items(vsize);
+        e.history.resize(q.history);
+        if (q.history > 0 && !read_full(in, e.history.data(), q.history * sizeof(HistoryOp))) {
+          return;
+        }
+      } else {
+        for (; applied < q.op_index && applied < w.ops.size(); ++applied) {
+          acked.apply(w.ops[applied]);
+        }
+        e.before = acked.items(vsize);
+        e.after = e.before;
+        if (q.op_index < w.ops.size()) {
+          const Op& inflight = w.ops[q.op_index];
+          SeqModel<S> after = acked;
+          after.apply(inflight);
+          e.after = after.items(vsize);
+          if (keyed(S)) e.inflight_key = inflight.key;
+          e.inflight_name = op_name(inflight.type);
+        }
       }
-      running.push_back(start_worker(opt, w, acked, q));
+      running.push_back(start_worker(opt, w, std::move(e), q));
       if (running.size() >= depth && !reply_oldest()) return;
     }
     while (!running.empty()) wait_worker(opt, running.front()), running.pop_front();
   }
 
-  static Running start_worker(const CrashOptions& opt, const CrashWorkload& w, const Model& acked,
+  static PoolSpec image_spec(const CrashOptions& opt, int instance) {
+    return pool_spec(opt, DS<P>::kName, P::kMode, instance, 0, true, true);
+  }
+
+  static Running start_worker(const CrashOptions& opt, const CrashWorkload& w, const Expectation& e,
                               const CheckRequest& q) {
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) return Running{-1, -1, q};
     const pid_t pid = fork();
     if (pid == 0) {
       close(p[0]);
-      const PointResult res = check_image<DS, P>(opt, w, acked, q);
+      const PointResult res = check_image<DS, P>(opt, w, e, q, image_spec(opt, q.instance));
       write_full(p[1], &res, sizeof res);
       _exit(0);
     }
@@ -374,16 +553,70 @@ uint64_t pool_bytes_for(const CrashOptions& opt, const CrashWorkload& w) {
   return opt.pool_bytes != 0 ? opt.pool_bytes : DS<B>::pool_bytes(w.ds) * 2 + (8 << 20);
 }
 
-// Runs the whole stream once with counting crash points; returns how many.
+// The multi-thread variant's run on an armed instance: the load (thread 0,
+// before any switch), then every worker's stream on its own thread, one at a
+// time (crash/turns.h), each operation recorded in `history` (invocation and
+// response numbered on one clock). A worker's exception ends the run and is
+// rethrown.
+template <class DS, class B>
+void run_workers(B& b, DS& ds, const CrashOptions& opt, const CrashWorkload& w,
+                 std::vector<HistoryOp>& history) {
+  constexpr OpSet S = DS::kOpSet;
+  const auto n = static_cast<int>(w.thread_ops.size());
+  Turns turns(n, mix64(opt.seed ^ 0x7475726e73ULL), opt.switch_probability);
+  b.hook().on_sync([&] { turns.yield(); });
+  uint64_t clock = 0;
+  size_t total = 0;
+  for (const auto& ops : w.thread_ops) total += ops.size();
+  history.reserve(total);
+  std::exception_ptr error;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < n; ++t) {
+    threads.emplace_back([&, t] {
+      turns.begin(t);
+      try {
+        std::vector<char> buf(w.ds.value_size + 8);
+        auto target = worker_target(ds, t);
+        for (const Op& op : w.thread_ops[t]) {
+          const size_t i = history.size();
+          history.push_back(HistoryOp{.thread = static_cast<uint32_t>(t),
+                                      .type = op.type,
+                                      .arg = op.key,
+                                      .invoke = clock++});
+          uint64_t out = 0;
+          const bool ok = apply_op<S>(target, op, buf.data(), w.ds.value_size, out);
+          history[i].ok = ok;
+          history[i].out = out;
+          history[i].response = clock++;
+        }
+      } catch (...) {
+        if (!error) error = std::current_exception();
+      }
+      turns.end();
+    });
+  }
+  for (auto& th : threads) th.join();
+  b.hook().on_sync(nullptr);
+  if (error) std::rethrow_exception(error);
+}
+
+// Runs the load and the operations once with counting crash points; returns
+// how many.
 template <template <class> class DS, class B>
 uint64_t count_points(const CrashOptions& opt, const CrashWorkload& w) {
   B b(pool_spec(opt, DS<B>::kName, B::kMode, -1, pool_bytes_for<DS, B>(opt, w), false, false));
   DS<B> ds(b, w.ds);
   b.hook().arm([](uint64_t) {}, opt.fault, opt.fault_nth, opt.store_buffer_loss);
-  std::vector<char> buf(w.ds.value_size);
+  std::vector<char> buf(w.ds.value_size + 8);
   for (size_t i = 0; i < w.ops.size(); ++i) {
     if (i % 256 == 0) throw_if_stopped();
-    apply_to_ds(ds, w.ops[i], buf.data());
+    apply_to_ds(ds, w.ops[i], buf.data(), w.ds.value_size);
+  }
+  if (!w.thread_ops.empty()) {
+    if constexpr (DS<B>::kSync == Sync::kInternal) {
+      std::vector<HistoryOp> history;
+      run_workers(b, ds, opt, w, history);
+    }
   }
   return b.hook().points();
 }
@@ -395,6 +628,13 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
   using namespace crash_detail;
   using P = typename PlainOf<B>::type;
   const ScopedPolicy policy(opt.policy);
+  const bool multi = !w.thread_ops.empty();
+  if (multi && (DS<B>::kSync != Sync::kInternal || opt.model != CrashModel::kPower)) {
+    throw UsageError(
+        fmt::format("{}: the multi-thread crash variant needs a structure that "
+                    "synchronises itself and the power model",
+                    DS<B>::kName));
+  }
   CrashReport rep;
   const uint64_t bytes = pool_bytes_for<DS, B>(opt, w);
   rep.points_available = count_points<DS, B>(opt, w);
@@ -403,7 +643,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
   const auto add = [&](const std::vector<PointResult>& rs) {
     for (const PointResult& r : rs) rep.add(r);
   };
-  std::vector<char> buf(w.ds.value_size);
+  std::vector<char> buf(w.ds.value_size + 8);
   uint64_t submitted = 0;
   // The pool file a check reads: images (power) and killed pools (process) take
   // turns over `jobs` slots; a slot is reused only after its check returned.
@@ -415,6 +655,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
     const std::string orig = pool_spec(opt, DS<B>::kName, B::kMode, -1, 0, true, true).path();
     size_t next = 0;
     uint64_t cur = 0;
+    std::vector<HistoryOp> history;
     b.hook().arm(
         [&](uint64_t pt) {
           if (next == targets.size() || targets[next] != pt) return;
@@ -428,12 +669,22 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
           b.hook().build_image(fd, b.pop(), b.pool_bytes(), opt.survive,
                                mix64(opt.seed ^ mix64(pt + 1)));
           close(fd);
-          add(checker.submit(CheckRequest{pt, cur, s}));
+          if (multi && cur == w.ops.size()) {
+            add(checker.submit(CheckRequest{pt, cur + history.size(), s}, history));
+          } else if (multi) {  // inside the load: nothing ran concurrently yet
+            add(checker.submit(CheckRequest{pt, cur, s},
+                               {HistoryOp{.type = w.ops[cur].type, .arg = w.ops[cur].key}}));
+          } else {
+            add(checker.submit(CheckRequest{pt, cur, s}));
+          }
         },
         opt.fault, opt.fault_nth, opt.store_buffer_loss);
     for (cur = 0; cur < w.ops.size(); ++cur) {
       if (cur % 256 == 0) throw_if_stopped();
-      apply_to_ds(ds, w.ops[cur], buf.data());
+      apply_to_ds(ds, w.ops[cur], buf.data(), w.ds.value_size);
+    }
+    if (multi) {
+      if constexpr (DS<B>::kSync == Sync::kInternal) run_workers(b, ds, opt, w, history);
     }
     b.hook().disarm();
     add(checker.finish());
@@ -458,7 +709,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
             },
             opt.fault, opt.fault_nth, opt.store_buffer_loss);
         for (uint64_t i = 0; i < w.ops.size(); ++i) {
-          apply_to_ds(ds, w.ops[i], buf.data());
+          apply_to_ds(ds, w.ops[i], buf.data(), w.ds.value_size);
           write_full(ack[1], &i, sizeof i);  // acknowledged
         }
       } catch (...) {

@@ -1,32 +1,18 @@
-// The structures `pmemids crash` can test, each instantiated with the checking
-// backends of both durable modes.
+// The crash functions of every structure of the descriptor list (ds/catalog.h),
+// in its order: per mode, run_crash<DS, checking backend> for the durable modes
+// the structure supports (null elsewhere, and for harness structures, which
+// keep nothing). The registry (run/registry.h) puts them into its entries;
+// this file only keeps the heavy crash instantiations in their own unit.
 #pragma once
 
-#include <string_view>
+#include <array>
 #include <vector>
 
-#include "backend/backend.h"
 #include "crash/crash.h"
 
 namespace pmemids {
 
-struct CrashEntry {
-  std::string_view name;
-  CrashReport (*persist)(const CrashOptions&, const CrashWorkload&);
-  CrashReport (*trans)(const CrashOptions&, const CrashWorkload&);
-
-  CrashReport run(Mode m, const CrashOptions& o, const CrashWorkload& w) const {
-    return m == Mode::kTrans ? trans(o, w) : persist(o, w);
-  }
-};
-
-// Every indexing structure (blackhole has nothing to crash), then those added
-// by add_crash_index.
-const std::vector<CrashEntry>& crash_registry();
-// Adds a structure built in from outside (register_index, PMEMIDS_EXTRA_DS);
-// only during static initialisation.
-void add_crash_index(CrashEntry e);
-// UsageError naming the accepted names when not found.
-const CrashEntry& find_crash_entry(std::string_view name);
+const std::vector<std::array<CrashReport (*)(const CrashOptions&, const CrashWorkload&), 4>>&
+crash_table();
 
 }  // namespace pmemids

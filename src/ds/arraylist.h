@@ -32,7 +32,12 @@ class ArrayList {
 
  public:
   static constexpr const char* kName = "arraylist";
-  static constexpr bool kCanScan = false;
+  static constexpr const char* kDescription = "fixed array of value slots addressed by record id";
+  static constexpr OpSet kOpSet = OpSet::kKv;
+  static constexpr Sync kSync = Sync::kExternal;
+  static constexpr ModeSet kModes = kEveryMode;
+  static constexpr DomainSet kDomains = kEveryDomain;
+  static constexpr bool kHarness = false;
   enum : unsigned { kTypeArray = 1 };
 
   static uint64_t element_bytes(uint32_t value_size) {

@@ -12,7 +12,12 @@ template <Backend B>
 class Blackhole {
  public:
   static constexpr const char* kName = "blackhole";
-  static constexpr bool kCanScan = true;
+  static constexpr const char* kDescription = "does nothing: measures the harness itself";
+  static constexpr OpSet kOpSet = OpSet::kOrderedKv;
+  static constexpr Sync kSync = Sync::kExternal;
+  static constexpr ModeSet kModes = kEveryMode;
+  static constexpr DomainSet kDomains = kEveryDomain;
+  static constexpr bool kHarness = true;
 
   static uint64_t element_bytes(uint32_t) { return 0; }
   static uint64_t pool_bytes(const DsOptions&) { return 0; }

@@ -73,7 +73,13 @@ class BPlusTree {
 
  public:
   static constexpr const char* kName = "bplustree";
-  static constexpr bool kCanScan = true;
+  static constexpr const char* kDescription =
+      "B+-tree, keys in inner nodes, value references in linked leaves (256-byte nodes)";
+  static constexpr OpSet kOpSet = OpSet::kOrderedKv;
+  static constexpr Sync kSync = Sync::kExternal;
+  static constexpr ModeSet kModes = kEveryMode;
+  static constexpr DomainSet kDomains = kEveryDomain;
+  static constexpr bool kHarness = false;
   static constexpr uint32_t kDefaultKeys = 15;
   enum : unsigned { kTypeNode = 1, kTypeValue = 2 };
 

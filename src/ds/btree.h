@@ -85,7 +85,14 @@ class BTreeImpl {
 
  public:
   static constexpr const char* kName = kEmbedded ? "btree-embedded" : "btree";
-  static constexpr bool kCanScan = true;
+  static constexpr const char* kDescription =
+      kEmbedded ? "the same B-tree with the values inside the nodes (about 1.5 KB nodes)"
+                : "B-tree, keys and value references in every node (about 256-byte nodes)";
+  static constexpr OpSet kOpSet = OpSet::kOrderedKv;
+  static constexpr Sync kSync = Sync::kExternal;
+  static constexpr ModeSet kModes = kEveryMode;
+  static constexpr DomainSet kDomains = kEveryDomain;
+  static constexpr bool kHarness = false;
   static constexpr uint32_t kDefaultKeys = 10;
   enum : unsigned { kTypeNode = 1, kTypeValue = 2 };
 

@@ -1,8 +1,10 @@
-// What every index structure shares: construction options, the checked root
-// header that makes a reopened pool refuse a mismatched workload, and the
-// exception invariant checkers throw.
+// What every structure shares: construction options, the checked root header
+// that makes a reopened pool refuse a mismatched workload, and the exception
+// invariant checkers throw. Traits, operation-set contracts and per-thread
+// handles: ds/traits.h.
 //
-// Structure contract (checked by the IndexStructure concept in run/registry.h):
+// Key-value structure contract (operation sets kv and ordered-kv, checked by
+// the Structure concept in ds/traits.h):
 //   X(B& backend, const DsOptions&)  create the structure in a new backend, or
 //                                    attach to and recover one in a reopened pool.
 //   bool read(key, char* out)        copy value_size bytes out; false if absent.
@@ -12,8 +14,8 @@
 //   uint64_t check() const           walk everything, verify invariants, return
 //                                    the element count; throws InvariantViolation.
 //   for_each(f)                      f(key, const char* value) for every element;
-//                                    in ascending key order when kCanScan.
-//   uint32_t scan(start, n, visit)   (only when kCanScan) visit(key, const char*
+//                                    in ascending key order when ordered-kv.
+//   uint32_t scan(start, n, visit)   (only ordered-kv) visit(key, const char*
 //                                    value) for the first n elements with key >=
 //                                    start, ascending; returns how many.
 //   for_each_object(visit)           visit(const void* object) for every
@@ -28,7 +30,8 @@
 // (repair_leaks below). pmem-trans needs no repair: libpmemobj rolls back an
 // interrupted transaction, allocations included, when the pool is opened.
 // Each operation is complete and durable (per the backend's guarantee) when it
-// returns. Callers serialise access: no structure is internally synchronised.
+// returns. Callers serialise access to kExternal structures (all key-value
+// ones); kInternal ones synchronise themselves (ds/traits.h).
 //
 // In the structures' durability comments, "persists" means "written back and
 // fenced" under ADR. Under eADR (backend/flusher.h) the write-backs are elided
@@ -45,6 +48,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "ds/traits.h"
 #include "errors.h"
 #include "workload/stream.h"
 
@@ -59,6 +63,10 @@ struct DsOptions {
   uint64_t seed = 1;         // structure-internal randomness (skiplist levels)
   uint32_t max_height = 16;  // skiplist maximum level count
   uint32_t node_keys = 0;    // B-tree / B+-tree keys per node; 0 = the structure's default
+  uint32_t threads = 1;      // kInternal: threads that may call at once (handles 0..threads-1)
+  uint64_t keyrange = 0;     // set: keys are in [1, keyrange]
+  uint64_t queueslots = 0;   // queue: ring slots
+  uint32_t slotsize = 0;     // queue: bytes per slot (payloads are value_size <= slotsize)
 };
 
 // count * size, or UINT64_MAX when it overflows: sizes read from a pool that is
@@ -70,6 +78,13 @@ constexpr uint64_t bytes_of(uint64_t count, uint64_t size) {
 // Values are stored in slots of at least 128 bytes, rounded up to cache lines.
 constexpr uint32_t value_slot(uint32_t value_size) {
   return std::max<uint32_t>(128, (value_size + 63) / 64 * 64);
+}
+
+// The first 64-byte boundary at or after p (objects allocated with a line of
+// slack, so their contents start on a line whatever the allocator's alignment;
+// pools are mapped page-aligned, so the result is the same after a reopen).
+inline char* align_line(char* p) {
+  return reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t{63});
 }
 
 // First words of every structure's root record. `magic` is written last when a

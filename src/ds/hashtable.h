@@ -42,7 +42,13 @@ class HashTable {
 
  public:
   static constexpr const char* kName = "hashtable";
-  static constexpr bool kCanScan = false;
+  static constexpr const char* kDescription =
+      "chained hashtable, fixed bucket array, insert at chain head";
+  static constexpr OpSet kOpSet = OpSet::kKv;
+  static constexpr Sync kSync = Sync::kExternal;
+  static constexpr ModeSet kModes = kEveryMode;
+  static constexpr DomainSet kDomains = kEveryDomain;
+  static constexpr bool kHarness = false;
   enum : unsigned { kTypeBuckets = 1, kTypeNode = 2 };
 
   static uint64_t element_bytes(uint32_t value_size) {

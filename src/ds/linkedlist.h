@@ -44,7 +44,12 @@ class LinkedList {
 
  public:
   static constexpr const char* kName = "linkedlist";
-  static constexpr bool kCanScan = false;
+  static constexpr const char* kDescription = "append-only persistent list with a DRAM hash index";
+  static constexpr OpSet kOpSet = OpSet::kKv;
+  static constexpr Sync kSync = Sync::kExternal;
+  static constexpr ModeSet kModes = kEveryMode;
+  static constexpr DomainSet kDomains = kEveryDomain;
+  static constexpr bool kHarness = false;
   enum : unsigned { kTypeElem = 1 };
 
   static uint64_t element_bytes(uint32_t value_size) {

@@ -109,7 +109,13 @@ class RBTree {
 
  public:
   static constexpr const char* kName = "rbtree";
-  static constexpr bool kCanScan = true;
+  static constexpr const char* kDescription =
+      "red-black tree without parent pointers, rebalanced on every insert and delete";
+  static constexpr OpSet kOpSet = OpSet::kOrderedKv;
+  static constexpr Sync kSync = Sync::kExternal;
+  static constexpr ModeSet kModes = kEveryMode;
+  static constexpr DomainSet kDomains = kEveryDomain;
+  static constexpr bool kHarness = false;
   enum : unsigned { kTypeNode = 1 };
 
   static uint64_t element_bytes(uint32_t value_size) {

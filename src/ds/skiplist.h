@@ -71,7 +71,12 @@ class SkipList {
 
  public:
   static constexpr const char* kName = "skiplist";
-  static constexpr bool kCanScan = true;
+  static constexpr const char* kDescription = "skiplist, fair coin, up to 16 levels (--max-height)";
+  static constexpr OpSet kOpSet = OpSet::kOrderedKv;
+  static constexpr Sync kSync = Sync::kExternal;
+  static constexpr ModeSet kModes = kEveryMode;
+  static constexpr DomainSet kDomains = kEveryDomain;
+  static constexpr bool kHarness = false;
   enum : unsigned { kTypeHead = 1, kTypeNode = 2 };
 
   // The expected node size with the fair coin (expected height 2).

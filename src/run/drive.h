@@ -99,9 +99,11 @@ template <class Pass>
   return end;
 }
 
-// One pass over the operations [base, end) in chunks. False when stopped.
-template <class DS, class Lock, class Chunk>
-[[gnu::always_inline]] inline bool drive_pass(DS& ds, Lock& lock, const Op* const base,
+// One pass over the operations [base, end) in chunks; chunk(first, stop)
+// yields the operations to run for [first, stop): `first` itself, or a
+// replay's rewrite of them. False when stopped.
+template <OpSet S, class T, class Lock, class Chunk>
+[[gnu::always_inline]] inline bool drive_pass(T& t, Lock& lock, const Op* const base,
                                               const Op* const end,
                                               std::span<const uint64_t> samples, char* buf,
                                               uint32_t value_size, const DriveControl& ctl,
@@ -117,16 +119,16 @@ template <class DS, class Lock, class Chunk>
     const Op* next = run;
     for (; s != s_end && base + *s < stop; ++s) {
       const Op* const timed = run + (base + *s - first);
-      execute(ds, lock, next, timed, buf, value_size, tally);
+      execute<S>(t, lock, next, timed, buf, value_size, tally);
       const auto t0 = Clock::now();
-      execute(ds, lock, timed, timed + 1, buf, value_size, tally);
+      execute<S>(t, lock, timed, timed + 1, buf, value_size, tally);
       const auto t1 = Clock::now();
       const auto ns = static_cast<uint64_t>(std::chrono::nanoseconds(t1 - t0).count());
       latency[static_cast<size_t>(timed->type)].record(ns);
       if (ctl.live != nullptr) ctl.live->record(static_cast<int>(timed->type), ns);
       next = timed + 1;
     }
-    execute(ds, lock, next, run + (stop - first), buf, value_size, tally);
+    execute<S>(t, lock, next, run + (stop - first), buf, value_size, tally);
     done += static_cast<uint64_t>(stop - first);
     op = stop;
     ctl.progress->store(done, std::memory_order_relaxed);
@@ -139,8 +141,8 @@ template <class DS, class Lock, class Chunk>
 // rewrites whole chunks), each operation waiting for its due time; `done`
 // counts the worker's operations over all passes, so the schedule runs on
 // across cycles. False when stopped.
-template <class DS, class Lock, class Chunk>
-bool paced_pass(DS& ds, Lock& lock, const Op* const base, const Op* const end,
+template <OpSet S, class T, class Lock, class Chunk>
+bool paced_pass(T& t, Lock& lock, const Op* const base, const Op* const end,
                 std::span<const uint64_t> samples, char* buf, uint32_t value_size,
                 const DriveControl& ctl, OpTally& tally, LatencySet& latency, LatencySet& intended,
                 std::chrono::steady_clock::time_point start, uint64_t& done, Chunk&& chunk) {
@@ -160,7 +162,7 @@ bool paced_pass(DS& ds, Lock& lock, const Op* const base, const Op* const end,
       if (s != s_end && base + *s == at) {
         ++s;
         const auto t0 = Clock::now();
-        execute(ds, lock, o, o + 1, buf, value_size, tally);
+        execute<S>(t, lock, o, o + 1, buf, value_size, tally);
         const auto t1 = Clock::now();
         const auto type = static_cast<size_t>(o->type);
         latency[type].record(static_cast<uint64_t>(std::chrono::nanoseconds(t1 - t0).count()));
@@ -168,7 +170,7 @@ bool paced_pass(DS& ds, Lock& lock, const Op* const base, const Op* const end,
         intended[type].record(late);
         if (ctl.live != nullptr) ctl.live->record(static_cast<int>(type), late);
       } else {
-        execute(ds, lock, o, o + 1, buf, value_size, tally);
+        execute<S>(t, lock, o, o + 1, buf, value_size, tally);
       }
       ctl.progress->store(++done, std::memory_order_relaxed);
       if (ctl.stop->load(std::memory_order_relaxed)) return false;
@@ -180,20 +182,22 @@ bool paced_pass(DS& ds, Lock& lock, const Op* const base, const Op* const end,
 
 }  // namespace detail
 
-template <class DS, class Lock>
-DriveEnd drive(DS& ds, Lock& lock, const DriveInput& in, char* buf, uint32_t value_size,
+// `t` is the structure or this worker's handle of it (run/runner.h); S its
+// operation set.
+template <OpSet S, class T, class Lock>
+DriveEnd drive(T& t, Lock& lock, const DriveInput& in, char* buf, uint32_t value_size,
                const DriveControl& ctl, OpTally& tally, LatencySet& latency) {
   const Op* const base = in.ops.data();
   const Op* const last = base + in.ops.size();
   uint64_t done = 0;
   return detail::drive_cycles(in, ctl, [&](auto&& chunk) [[gnu::always_inline]] {
-    return detail::drive_pass(ds, lock, base, last, in.samples, buf, value_size, ctl, tally,
-                              latency, done, chunk);
+    return detail::drive_pass<S>(t, lock, base, last, in.samples, buf, value_size, ctl, tally,
+                                 latency, done, chunk);
   });
 }
 
-template <class DS, class Lock>
-DriveEnd drive_paced(DS& ds, Lock& lock, const DriveInput& in, char* buf, uint32_t value_size,
+template <OpSet S, class T, class Lock>
+DriveEnd drive_paced(T& t, Lock& lock, const DriveInput& in, char* buf, uint32_t value_size,
                      const DriveControl& ctl, OpTally& tally, LatencySet& latency,
                      LatencySet& intended) {
   const Op* const base = in.ops.data();
@@ -201,8 +205,8 @@ DriveEnd drive_paced(DS& ds, Lock& lock, const DriveInput& in, char* buf, uint32
   const auto start = std::chrono::steady_clock::now();
   uint64_t done = 0;
   return detail::drive_cycles(in, ctl, [&](auto&& chunk) {
-    return detail::paced_pass(ds, lock, base, last, in.samples, buf, value_size, ctl, tally,
-                              latency, intended, start, done, chunk);
+    return detail::paced_pass<S>(t, lock, base, last, in.samples, buf, value_size, ctl, tally,
+                                 latency, intended, start, done, chunk);
   });
 }
 

@@ -2,28 +2,25 @@
 
 #include <set>
 
-#include "ds/arraylist.h"
-#include "ds/blackhole.h"
-#include "ds/bplustree.h"
-#include "ds/btree.h"
-#include "ds/hashtable.h"
-#include "ds/linkedlist.h"
-#include "ds/rbtree.h"
-#include "ds/skiplist.h"
+#include "crash/crash_registry.h"
+#include "ds/catalog.h"
 #include "errors.h"
 #include "run/entry.h"
 
 namespace pmemids {
 namespace {
 
-template <template <class> class DS>
-DsEntry entry(std::string_view description) {
-  return make_entry<DS>(description);
-}
-
 std::vector<DsEntry>& added() {
   static std::vector<DsEntry> entries;
   return entries;
+}
+
+std::string mode_names(const DsEntry& e) {
+  std::string out;
+  for (Mode m : kAllModes) {
+    if (e.supports(m)) out += (out.empty() ? "" : ", ") + std::string(mode_name(m));
+  }
+  return out;
 }
 
 }  // namespace
@@ -32,20 +29,11 @@ void add_index(DsEntry e) { added().push_back(e); }
 
 const std::vector<DsEntry>& registry() {
   static const std::vector<DsEntry> entries = [] {
-    std::vector<DsEntry> all = {
-        entry<ArrayList>("fixed array of value slots addressed by record id"),
-        entry<LinkedList>("append-only persistent list with a DRAM hash index"),
-        entry<HashTable>("chained hashtable, fixed bucket array, insert at chain head"),
-        entry<SkipList>("skiplist, fair coin, up to 16 levels (--max-height)"),
-        entry<BTree>("B-tree, keys and value references in every node (about 256-byte nodes)"),
-        entry<BTreeEmbedded>(
-            "the same B-tree with the values inside the nodes (about 1.5 KB nodes)"),
-        entry<BPlusTree>(
-            "B+-tree, keys in inner nodes, value references in linked leaves (256-byte nodes)"),
-        entry<RBTree>(
-            "red-black tree without parent pointers, rebalanced on every insert and delete"),
-        entry<Blackhole>("does nothing: measures the harness itself"),
-    };
+    std::vector<DsEntry> all;
+    const auto& crash = crash_table();
+    for_each_structure(Catalog{}, [&]<template <class> class DS>() {
+      all.push_back(make_entry<DS>(crash.at(all.size())));
+    });
     all.insert(all.end(), added().begin(), added().end());
     std::set<std::string_view> names;
     for (const auto& e : all) {
@@ -61,11 +49,11 @@ const std::vector<DsEntry>& registry() {
 }
 
 const DsEntry& find_ds(std::string_view name) {
-  std::string names;
   for (const auto& e : registry()) {
     if (e.name == name) return e;
-    names += (names.empty() ? "" : ", ") + std::string(e.name);
   }
+  std::string names;
+  for (const auto& e : registry()) names += (names.empty() ? "" : ", ") + std::string(e.name);
   throw UsageError(fmt::format("unknown data structure '{}'; choose from: {}", name, names));
 }
 
@@ -78,13 +66,56 @@ Mode find_mode(std::string_view name) {
   throw UsageError(fmt::format("unknown mode '{}'; choose from: {}", name, names));
 }
 
-std::string scanning_structures() {
-  std::string names;
+std::vector<const DsEntry*> structures_for(OpSet workload) {
+  std::vector<const DsEntry*> out;
   for (const auto& e : registry()) {
-    if (e.can_scan && e.name != "blackhole")
-      names += (names.empty() ? "" : ", ") + std::string(e.name);
+    if (!e.harness && op_set_fits(workload, e.op_set)) out.push_back(&e);
   }
-  return names.empty() ? "none yet" : names;
+  return out;
+}
+
+void check_fits(const DsEntry& e, OpSet workload, Mode m) {
+  if (!op_set_fits(workload, e.op_set)) {
+    const std::string what =
+        workload == OpSet::kOrderedKv && e.op_set == OpSet::kKv
+            ? fmt::format(
+                  "{} cannot scan (operation set kv) and the workload has scans "
+                  "(scanproportion > 0)",
+                  e.name)
+            : fmt::format(
+                  "{} implements operation set {} and cannot run an operationset={} "
+                  "workload",
+                  e.name, op_set_name(e.op_set), op_set_name(workload));
+    throw UsageError(fmt::format(
+        "{}; structures that can: {}", what,
+        structure_names([&](const DsEntry& x) { return op_set_fits(workload, x.op_set); })));
+  }
+  if (!e.supports(m)) {
+    throw UsageError(fmt::format("{} does not support mode {}; its modes: {}", e.name, mode_name(m),
+                                 mode_names(e)));
+  }
+}
+
+void check_domain(const DsEntry& e, Mode m, Domain d, bool unsafe) {
+  if (m != Mode::kPersist && m != Mode::kTrans) return;
+  if (e.crash_safe(d) || unsafe) return;
+  std::string ok;
+  for (Domain x : kAllDomains) {
+    if (e.crash_safe(x)) ok += (ok.empty() ? "" : ", ") + std::string(domain_name(x));
+  }
+  throw UsageError(fmt::format(
+      "{} is crash-consistent only under --domain {}, not {}; pass --unsafe to run it anyway "
+      "(a negative control for `pmemids crash`)",
+      e.name, ok, domain_name(d)));
+}
+
+void check_thread_mode(const DsEntry& e, ThreadMode tm) {
+  if (tm == ThreadMode::kNative && e.sync != Sync::kInternal) {
+    throw UsageError(fmt::format(
+        "--thread-mode native runs structures that synchronise themselves; {} needs a lock "
+        "(use --thread-mode concurrent); structures that can: {}",
+        e.name, structure_names([](const DsEntry& x) { return x.sync == Sync::kInternal; })));
+  }
 }
 
 }  // namespace pmemids

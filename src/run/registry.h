@@ -1,6 +1,8 @@
-// The (structure, mode) registry: the one place where a run's type is chosen.
-// Each entry holds, per mode, a pointer to the fully templated run function;
-// nothing below it is type-erased.
+// The registry: the descriptor list (ds/catalog.h) as a table, the one place
+// where a run's type is chosen. Each entry holds a structure's traits and, per
+// mode it supports, pointers to the fully templated run and crash functions;
+// nothing below them is type-erased. `run`, `crash`, `list` and sweep
+// validation read this table; no command compares structure names.
 #pragma once
 
 #include <array>
@@ -9,19 +11,33 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "crash/crash.h"
+#include "ds/traits.h"
+#include "pmem/domain.h"
 #include "run/runner.h"
 
 namespace pmemids {
 
+using CrashFn = CrashReport (*)(const CrashOptions&, const CrashWorkload&);
+
 struct DsEntry {
   std::string_view name;
   std::string_view description;
-  bool can_scan;
-  std::array<uint64_t (*)(uint32_t), 4> element_bytes;  // indexed by Mode
+  OpSet op_set;
+  Sync sync;
+  ModeSet modes;
+  DomainSet domains;
+  bool harness;
+  std::array<uint64_t (*)(uint32_t), 4> element_bytes;  // indexed by Mode; null: unsupported
   // The structure's own estimate of its bytes (elements, arrays, allocator
   // overhead) for these options: what the default pool size is derived from.
-  std::array<uint64_t (*)(const DsOptions&), 4> structure_bytes;  // indexed by Mode
-  std::array<RepResult (*)(const RunRequest&), 4> run;  // indexed by Mode
+  std::array<uint64_t (*)(const DsOptions&), 4> structure_bytes;  // as element_bytes
+  std::array<RepResult (*)(const RunRequest&), 4> run;  // indexed by Mode; null: unsupported
+  std::array<CrashFn, 4> crash;  // durable modes it supports (checking backends); else null
+
+  bool can_scan() const { return op_set == OpSet::kOrderedKv; }
+  bool supports(Mode m) const { return modes.has(m); }
+  bool crash_safe(Domain d) const { return domains.has(d); }
 };
 
 // The built-in structures, then those added by add_index, in that order.
@@ -34,7 +50,28 @@ void add_index(DsEntry e);
 const DsEntry& find_ds(std::string_view name);
 Mode find_mode(std::string_view name);
 
-// Names of the structures that can scan, comma-separated (for messages).
-std::string scanning_structures();
+// Names of the (non-harness) entries `keep` accepts, comma-separated, for
+// messages; "none" when there are none.
+template <class Keep>
+std::string structure_names(Keep&& keep) {
+  std::string names;
+  for (const auto& e : registry()) {
+    if (!e.harness && keep(e)) names += (names.empty() ? "" : ", ") + std::string(e.name);
+  }
+  return names.empty() ? "none" : names;
+}
+
+// What `--ds all` means for a workload of operation set `workload`: every
+// non-harness structure whose operation set fits it.
+std::vector<const DsEntry*> structures_for(OpSet workload);
+
+// UsageError unless `e` can run a workload of operation set `workload` in mode
+// `m`, under domain `d` (checked for durable modes; `unsafe` lets an
+// eADR-only design run under ADR as a negative control), in thread mode `tm`
+// (native needs internal synchronisation). Messages name the structures that
+// would fit.
+void check_fits(const DsEntry& e, OpSet workload, Mode m);
+void check_domain(const DsEntry& e, Mode m, Domain d, bool unsafe);
+void check_thread_mode(const DsEntry& e, ThreadMode tm);
 
 }  // namespace pmemids

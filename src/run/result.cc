@@ -144,8 +144,9 @@ nlohmann::json metrics_json(const RepResult& r) {
   const PersistencePolicy& policy = installed_policy();
   m["injected_write_ns_per_op"] = per_op_if(policy.write_ns > 0, r.costs.injected_write_ns);
   m["injected_read_ns_per_op"] = per_op_if(policy.read_ns > 0, r.costs.injected_read_ns);
-  for (int t = 0; t < kOpTypes; ++t) {
-    const std::string name(op_name(static_cast<OpType>(t)));
+  for (OpType type : op_types_of(r.op_set)) {
+    const auto t = static_cast<size_t>(type);
+    const std::string name(op_name(type));
     m[name + "_ops"] = r.tally.count[t];
     m[name + "_found"] = r.tally.found[t];
     m[name + "_not_found"] = r.tally.count[t] - r.tally.found[t];
@@ -281,6 +282,7 @@ std::string found_text(const nlohmann::json& metrics) {
   std::string text;
   for (int t = 0; t < kOpTypes; ++t) {
     const std::string name(op_name(static_cast<OpType>(t)));
+    if (!metrics.contains(name + "_ops")) continue;  // not an operation of the run's set
     const uint64_t ops = metrics[name + "_ops"];
     if (ops == 0) continue;
     const uint64_t found = metrics[name + "_found"];

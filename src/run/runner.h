@@ -5,13 +5,18 @@
 //
 //   single      one worker, one instance (pool <ds>.<mode>.pool).
 //   parallel    N workers, each with its own instance and pool
-//               (<ds>.<mode>.<t>.pool) and its own stream; each creates and
-//               loads its instance itself before the barrier.
+//               (<ds>.<mode>.<t>.pool) and its own stream (feeds[t]); each
+//               creates and loads its instance itself before the barrier.
 //   concurrent  one instance, created and loaded by the calling thread (from
-//               feeds[0]'s load keys) before the workers start; feeds[t] is
-//               slice t of n of the workload (workload/stream.h), so no
-//               operation targets a key another worker inserts; every
-//               operation holds the run's global lock.
+//               feeds[0]'s load keys) before the workers start; worker t
+//               runs feeds[t], as plan_streams() shaped it (workload/stream.h):
+//               for kv workloads slice t of n of the workload, so no
+//               operation targets a key another worker inserts; for queue,
+//               set and stack workloads its role's or its share's operations;
+//               every operation holds the run's global lock.
+//   native      as concurrent without the lock: only for kInternal structures
+//               (ds/traits.h); each worker obtains its handle (worker_target)
+//               in its untimed set-up.
 //
 // In every mode ops_per_sec is all operations over the common window (first
 // worker's start to last worker's end, run/crew.h); sum_of_rates adds each
@@ -19,6 +24,7 @@
 // A cyclic run (--duration) sizes every instance for the replay cycles its
 // budget allows (run/replay.h).
 //
+// Instances are built with DsOptions::threads = the workers that share them.
 // Only the workers' drive loops sit between their two clock reads. With a
 // target rate (timing.target) the workers run drive_paced instead of drive,
 // and sampled operations are also timed from their due time (intended_latency).
@@ -38,12 +44,13 @@
 #include "run/crew.h"
 #include "run/locks.h"
 #include "run/replay.h"
+#include "util/stop_signals.h"
 #include "workload/properties.h"
 #include "workload/stream.h"
 
 namespace pmemids {
 
-enum class ThreadMode : uint8_t { kSingle, kParallel, kConcurrent };
+enum class ThreadMode : uint8_t { kSingle, kParallel, kConcurrent, kNative };
 
 // A stream and the indices of its operations whose latency is sampled.
 struct Feed {
@@ -82,6 +89,7 @@ struct ThreadResult {
 };
 
 struct RepResult {
+  OpSet op_set = OpSet::kKv;  // the structure's: which operation types records list
   Mode mode = Mode::kDram;
   OpTally tally;
   double seconds = 0;             // the common window of the timed phase
@@ -106,8 +114,11 @@ struct RepResult {
   std::vector<double> timeline;  // ops/s per timeline interval
 };
 
-// `capacity`: the record ids the structure must address (0: the stream's).
+// `capacity`: what the structure must hold (0: the stream's records_max; see
+// detail::sized_for()).
 inline DsOptions ds_options(const RunRequest& req, const Stream& st, uint64_t capacity = 0) {
+  const bool shared =
+      req.thread_mode == ThreadMode::kConcurrent || req.thread_mode == ThreadMode::kNative;
   return DsOptions{.capacity = capacity != 0 ? capacity : st.records_max,
                    .expected = req.spec->recordcount,
                    .value_size = req.spec->fieldlength,
@@ -115,7 +126,36 @@ inline DsOptions ds_options(const RunRequest& req, const Stream& st, uint64_t ca
                    .codec = st.codec,
                    .seed = req.spec->seed,
                    .max_height = req.max_height,
-                   .node_keys = req.node_keys};
+                   .node_keys = req.node_keys,
+                   .threads = static_cast<uint32_t>(shared ? req.threads : 1),
+                   .keyrange = req.spec->keyrange,
+                   .queueslots = req.spec->queueslots,
+                   .slotsize = req.spec->slotsize};
+}
+
+// Loads a stream's load phase into `t` (a structure or a handle of it):
+// kv and set insert the load keys, queue and stack push them.
+template <OpSet S, class T>
+void load_stream(T& t, const Stream& st) {
+  for (uint64_t i = 0; i < st.load_keys.size(); ++i) {
+    if (i % 4096 == 0) throw_if_stopped();  // untimed: a long load stops on SIGINT too
+    bool ok = true;
+    if constexpr (S == OpSet::kKv || S == OpSet::kOrderedKv) {
+      t.insert(st.load_keys[i], st.values.get(i));
+    } else if constexpr (S == OpSet::kSet) {
+      t.insert(st.load_keys[i]);
+    } else if constexpr (S == OpSet::kQueue) {
+      ok = t.push(st.load_keys[i], st.values.get(i));
+    } else {
+      ok = t.push(st.load_keys[i]);
+    }
+    if (!ok) {
+      throw UsageError(
+          fmt::format("load: the structure is full after {} of recordcount={} "
+                      "pushes (raise queueslots or lower recordcount)",
+                      i, st.load_keys.size()));
+    }
+  }
 }
 
 // The pool of `instance` (-1: the only one) of structure DS in backend B.
@@ -161,9 +201,9 @@ struct Instance {
       return;
     }
     const CostCounters before = tl_costs;
-    for (uint64_t i = 0; i < st.load_keys.size(); ++i) {
-      if (i % 4096 == 0) throw_if_stopped();  // untimed: a long load stops on SIGINT too
-      ds->insert(st.load_keys[i], st.values.get(i));
+    {
+      auto&& t = worker_target(*ds, 0);
+      load_stream<DS<B>::kOpSet>(t, st);
     }
     load_seconds = secs(t2, Clock::now());
     load_costs = tl_costs;
@@ -197,9 +237,9 @@ struct WorkerOut {
 
 // Not inlined: one call per worker and repetition, and the symbol callgrind's
 // --toggle-collect=*timed_drive* measures the timed phase by
-// (scripts/callgrind-ops.sh).
-template <class DS, class Lock>
-[[gnu::noinline]] void timed_drive(DS& ds, Lock& lock, const RunRequest& req, const Feed& feed,
+// (scripts/callgrind-ops.sh). `t`: the structure or the worker's handle of it.
+template <OpSet S, class T, class Lock>
+[[gnu::noinline]] void timed_drive(T& t, Lock& lock, const RunRequest& req, const Feed& feed,
                                    const DriveControl& ctl, WorkerOut& out) {
   const DriveInput in{.ops = feed.stream->ops,
                       .samples = feed.samples,
@@ -208,20 +248,25 @@ template <class DS, class Lock>
                       .max_cycles = out.max_cycles};
   const CostCounters before = tl_costs;
   if (ctl.pace_ns > 0) {
-    out.end = drive_paced(ds, lock, in, out.buf.data(), req.spec->fieldlength, ctl, out.tally,
-                          out.latency, out.intended);
+    out.end = drive_paced<S>(t, lock, in, out.buf.data(), req.spec->fieldlength, ctl, out.tally,
+                             out.latency, out.intended);
   } else {
     out.end =
-        drive(ds, lock, in, out.buf.data(), req.spec->fieldlength, ctl, out.tally, out.latency);
+        drive<S>(t, lock, in, out.buf.data(), req.spec->fieldlength, ctl, out.tally, out.latency);
   }
   out.costs = tl_costs;
   out.costs -= before;
 }
 
-// Record ids an instance that `streams` share must address, and the replay
-// cycles it is sized for (1 without --duration). A reopened pool was sized by
-// the run that created it: its replay does not grow it (one cycle, when the
-// streams insert).
+// What an instance that `streams` share must hold, and the replay cycles it
+// is sized for (1 without --duration): shared_capacity() (workload/stream.h),
+// or for kv streams replayed a bounded number of cycles the highest id any of
+// them reaches by then. Queue, set and stack streams never insert new ids
+// (Stream::inserts is 0): their replay cycles are unbounded and repeat the
+// same operations (a set's keys stay in [1, keyrange]; a queue or stack
+// grows or shrinks only as the workload's push and pop proportions say).
+// A reopened pool was sized by the run that created it: its replay does not
+// grow it (one cycle, when the streams insert).
 template <class DS>
 std::pair<uint64_t, uint64_t> sized_for(const RunRequest& req,
                                         std::span<const Stream* const> streams, int instances) {
@@ -234,11 +279,11 @@ std::pair<uint64_t, uint64_t> sized_for(const RunRequest& req,
     cycles = replay_cycles(req.timing.duration, streams, DS::pool_bytes(two) - DS::pool_bytes(one),
                            instances);
   }
-  uint64_t capacity = 0;
-  for (const Stream* s : streams) {
-    capacity =
-        std::max(capacity, cycles == kUnboundedCycles ? s->records_max : ids_after(*s, cycles));
+  if (cycles == 1 || cycles == kUnboundedCycles) {
+    return {shared_capacity(DS::kOpSet, streams), cycles};
   }
+  uint64_t capacity = 0;  // only kv streams insert, so only they replay a bounded number of cycles
+  for (const Stream* s : streams) capacity = std::max(capacity, ids_after(*s, cycles));
   return {capacity, cycles};
 }
 
@@ -295,6 +340,34 @@ inline CrewTiming crew_timing(const RunRequest& req,
   return timing;
 }
 
+// A worker's target, bound in its untimed set-up: its handle of the structure
+// (kInternal) or the structure itself (kExternal).
+template <class DS>
+class WorkerTarget {
+  static constexpr bool kHandle = DS::kSync == Sync::kInternal;
+  using Handle = std::conditional_t<kHandle, TargetOf<DS>, char>;
+
+ public:
+  void bind(DS& ds, int t) {
+    if constexpr (kHandle) {
+      handle_.emplace(ds.handle(t));
+    } else {
+      ds_ = &ds;
+    }
+  }
+  auto& get() {
+    if constexpr (kHandle) {
+      return *handle_;
+    } else {
+      return *ds_;
+    }
+  }
+
+ private:
+  std::optional<Handle> handle_;
+  DS* ds_ = nullptr;
+};
+
 }  // namespace detail
 
 // single and parallel: an instance per worker, no lock.
@@ -305,6 +378,7 @@ RepResult run_instances(const RunRequest& req) {
   std::vector<detail::Instance<DS, B>> inst(static_cast<size_t>(n));
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
   std::vector<std::unique_ptr<LiveLatency>> live;
+  std::vector<detail::WorkerTarget<DS<B>>> targets(static_cast<size_t>(n));
   const CrewRun crew = run_crew(
       n, req.placement, detail::crew_timing(req, live),
       [&](int t) {
@@ -314,51 +388,67 @@ RepResult run_instances(const RunRequest& req) {
         const auto [capacity, cycles] = detail::sized_for<DS<B>>(req, own, n);
         outs[t].max_cycles = cycles;
         inst[t].build(req, *f.stream, capacity, parallel ? t : -1);
+        targets[t].bind(*inst[t].ds, 0);
       },
       [&](int t, const DriveControl& ctl) {
         NoLock none;
-        detail::timed_drive(*inst[t].ds, none, req, req.feeds[t], ctl, outs[t]);
+        detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), none, req, req.feeds[t], ctl, outs[t]);
       });
-  RepResult r{.mode = B::kMode};
+  RepResult r{.op_set = DS<B>::kOpSet, .mode = B::kMode};
   for (const auto& in : inst) detail::add_setup(r, in);
   detail::add_workers(r, req, crew, outs);
   return r;
 }
 
-// concurrent: workers share `inst`, every operation under `lock`; worker t
-// runs slice t.
+// concurrent and native: workers share `inst`, every operation under `lock`
+// (native: NoLock); worker t runs feeds[t].
 template <template <class> class DS, class B, class Lock>
 RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, uint64_t cycles,
                      Lock& lock) {
   const int n = req.threads;
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
   std::vector<std::unique_ptr<LiveLatency>> live;
+  std::vector<detail::WorkerTarget<DS<B>>> targets(static_cast<size_t>(n));
   const CrewRun crew = run_crew(
       n, req.placement, detail::crew_timing(req, live),
       [&](int t) {
         outs[t].prepare(req, req.feeds[t]);
         outs[t].max_cycles = cycles;
+        targets[t].bind(*inst.ds, t);
       },
       [&](int t, const DriveControl& ctl) {
-        detail::timed_drive(*inst.ds, lock, req, req.feeds[t], ctl, outs[t]);
+        detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), lock, req, req.feeds[t], ctl, outs[t]);
       });
-  RepResult r{.mode = B::kMode};
+  RepResult r{.op_set = DS<B>::kOpSet, .mode = B::kMode};
   detail::add_setup(r, inst);
   detail::add_workers(r, req, crew, outs);
   return r;
 }
 
 // The run function the registry stores per (structure, mode): one dispatch on
-// thread mode and lock kind per repetition. The concurrent instance is built
+// thread mode and lock kind per repetition. The shared instance is built
 // and loaded by the calling thread (whose memory policy run() has set).
 template <template <class> class DS, class B>
 RepResult run_rep(const RunRequest& req) {
-  if (req.thread_mode != ThreadMode::kConcurrent) return run_instances<DS, B>(req);
-  std::vector<const Stream*> slices;
-  for (const Feed& f : req.feeds) slices.push_back(f.stream);
-  const auto [capacity, cycles] = detail::sized_for<DS<B>>(req, slices, 1);
+  if (req.thread_mode == ThreadMode::kSingle || req.thread_mode == ThreadMode::kParallel) {
+    return run_instances<DS, B>(req);
+  }
+  std::vector<const Stream*> streams;
+  for (const Feed& f : req.feeds) streams.push_back(f.stream);
+  const auto [capacity, cycles] = detail::sized_for<DS<B>>(req, streams, 1);
   detail::Instance<DS, B> inst;
   inst.build(req, *req.feeds[0].stream, capacity, -1);
+  if (req.thread_mode == ThreadMode::kNative) {
+    if constexpr (DS<B>::kSync == Sync::kInternal) {
+      NoLock none;
+      return run_shared(req, inst, cycles, none);
+    } else {
+      throw UsageError(
+          fmt::format("--thread-mode native: {} needs a lock (external "
+                      "synchronisation)",
+                      DS<B>::kName));
+    }
+  }
   DramLockSlot dram;
   return with_lock(req.lock, *inst.backend, dram,
                    [&](auto& lock) { return run_shared(req, inst, cycles, lock); });

@@ -105,6 +105,12 @@ Setter uint_field(uint64_t WorkloadSpec::*f, uint64_t min, uint64_t max) {
     s.*f = parse_uint(k, v, o, min, max);
   };
 }
+Setter int_field(int64_t WorkloadSpec::*f, int64_t min, int64_t max) {
+  return [=](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+    s.*f = static_cast<int64_t>(
+        parse_uint(k, v, o, static_cast<uint64_t>(min), static_cast<uint64_t>(max)));
+  };
+}
 Setter u32_field(uint32_t WorkloadSpec::*f, uint32_t min, uint32_t max) {
   return [=](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
     s.*f = static_cast<uint32_t>(parse_uint(k, v, o, min, max));
@@ -132,7 +138,7 @@ Setter enum_field(E WorkloadSpec::*f, std::vector<std::pair<std::string, E>> nam
 
 const std::map<std::string, Setter>& setters() {
   static const std::map<std::string, Setter> table = {
-      {"recordcount", uint_field(&WorkloadSpec::recordcount, 1, uint64_t{1} << 40)},
+      {"recordcount", uint_field(&WorkloadSpec::recordcount, 0, uint64_t{1} << 40)},
       {"operationcount", uint_field(&WorkloadSpec::operationcount, 0, uint64_t{1} << 40)},
       {"readproportion", fraction_field(&WorkloadSpec::readproportion)},
       {"updateproportion", fraction_field(&WorkloadSpec::updateproportion)},
@@ -172,6 +178,19 @@ const std::map<std::string, Setter>& setters() {
          s.tracefile = v;
        }},
       {"traceload", enum_field<bool>(&WorkloadSpec::traceload, {{"true", true}, {"false", false}})},
+      {"operationset", enum_field<OpSet>(&WorkloadSpec::operationset, {{"kv", OpSet::kKv},
+                                                                       {"queue", OpSet::kQueue},
+                                                                       {"set", OpSet::kSet},
+                                                                       {"stack", OpSet::kStack}})},
+      {"pushproportion", fraction_field(&WorkloadSpec::pushproportion)},
+      {"popproportion", fraction_field(&WorkloadSpec::popproportion)},
+      {"pushpoppairs",
+       enum_field<bool>(&WorkloadSpec::pushpoppairs, {{"false", false}, {"true", true}})},
+      {"keyrange", uint_field(&WorkloadSpec::keyrange, 2, uint64_t{1} << 40)},
+      {"producers", int_field(&WorkloadSpec::producers, 0, 1024)},
+      {"consumers", int_field(&WorkloadSpec::consumers, 0, 1024)},
+      {"queueslots", uint_field(&WorkloadSpec::queueslots, 1, uint64_t{1} << 32)},
+      {"slotsize", u32_field(&WorkloadSpec::slotsize, 1, 1 << 24)},
   };
   return table;
 }
@@ -191,6 +210,87 @@ const std::map<std::string, Setter>& client_setters() {
        }},
   };
   return table;
+}
+
+// Keys that mean something for some operation sets only; every other key
+// applies to all.
+const std::map<std::string, std::vector<OpSet>>& op_set_keys() {
+  using enum OpSet;
+  static const std::map<std::string, std::vector<OpSet>> keys = {
+      {"updateproportion", {kKv}},
+      {"scanproportion", {kKv}},
+      {"readmodifywriteproportion", {kKv}},
+      {"requestdistribution", {kKv}},
+      {"zipfianconstant", {kKv}},
+      {"insertorder", {kKv}},
+      {"maxscanlength", {kKv}},
+      {"hotspotdatafraction", {kKv}},
+      {"hotspotopnfraction", {kKv}},
+      {"readmissrate", {kKv}},
+      {"tracefile", {kKv}},
+      {"traceload", {kKv}},
+      {"readproportion", {kKv, kSet}},
+      {"insertproportion", {kKv, kSet}},
+      {"deleteproportion", {kKv, kSet}},
+      {"recordcount", {kKv, kQueue, kStack}},
+      {"fieldlength", {kKv, kQueue}},
+      {"keyrange", {kSet}},
+      {"pushproportion", {kQueue, kStack}},
+      {"popproportion", {kQueue, kStack}},
+      {"pushpoppairs", {kQueue, kStack}},
+      {"producers", {kQueue}},
+      {"consumers", {kQueue}},
+      {"queueslots", {kQueue}},
+      {"slotsize", {kQueue}},
+  };
+  return keys;
+}
+
+// The operation set's proportions must sum to 1.
+void check_proportions(const WorkloadSpec& spec) {
+  double sum = 0;
+  std::string terms;
+  switch (spec.operationset) {
+    case OpSet::kKv:
+    case OpSet::kOrderedKv:
+      sum = spec.readproportion + spec.updateproportion + spec.insertproportion +
+            spec.scanproportion + spec.readmodifywriteproportion + spec.deleteproportion;
+      terms =
+          fmt::format("read {} + update {} + insert {} + scan {} + readmodifywrite {} + delete {}",
+                      spec.readproportion, spec.updateproportion, spec.insertproportion,
+                      spec.scanproportion, spec.readmodifywriteproportion, spec.deleteproportion);
+      if (spec.recordcount == 0) {
+        throw UsageError("recordcount=0: a kv workload needs at least one record");
+      }
+      break;
+    case OpSet::kSet:
+      sum = spec.readproportion + spec.insertproportion + spec.deleteproportion;
+      terms = fmt::format("read (contains) {} + insert {} + delete {}", spec.readproportion,
+                          spec.insertproportion, spec.deleteproportion);
+      break;
+    case OpSet::kQueue:
+    case OpSet::kStack:
+      sum = spec.pushproportion + spec.popproportion;
+      terms = fmt::format("push {} + pop {}", spec.pushproportion, spec.popproportion);
+      if (spec.pushpoppairs && (spec.pushproportion != 0.5 || spec.popproportion != 0.5)) {
+        throw UsageError(
+            fmt::format("pushpoppairs=true alternates push and pop: it needs pushproportion = "
+                        "popproportion = 0.5, not {} and {}",
+                        spec.pushproportion, spec.popproportion));
+      }
+      break;
+  }
+  if (std::abs(sum - 1.0) > 1e-9) {
+    throw UsageError(
+        fmt::format("operation proportions of operationset={} sum to {} ({}); they must sum to 1",
+                    op_set_name(spec.operationset), sum, terms));
+  }
+  if (spec.operationset == OpSet::kQueue && spec.fieldlength > spec.slotsize) {
+    throw UsageError(fmt::format(
+        "fieldlength={} does not fit a ring slot of slotsize={} bytes; raise slotsize or lower "
+        "fieldlength",
+        spec.fieldlength, spec.slotsize));
+  }
 }
 
 }  // namespace
@@ -306,15 +406,20 @@ WorkloadSpec PropertySet::build(bool client_settings) const {
                       escape_control(key), e.origin, known));
     }
   }
-  const double sum = spec.readproportion + spec.updateproportion + spec.insertproportion +
-                     spec.scanproportion + spec.readmodifywriteproportion + spec.deleteproportion;
-  if (std::abs(sum - 1.0) > 1e-9) {
+  for (const auto& [key, e] : entries_) {
+    const auto it = op_set_keys().find(key);
+    if (it == op_set_keys().end()) continue;
+    if (std::find(it->second.begin(), it->second.end(), spec.operationset) != it->second.end()) {
+      continue;
+    }
+    std::string sets;
+    for (OpSet o : it->second) sets += (sets.empty() ? "" : ", ") + std::string(op_set_name(o));
     throw UsageError(
-        fmt::format("operation proportions sum to {} (read {} + update {} + insert {} + scan {} + "
-                    "readmodifywrite {} + delete {}); they must sum to 1",
-                    sum, spec.readproportion, spec.updateproportion, spec.insertproportion,
-                    spec.scanproportion, spec.readmodifywriteproportion, spec.deleteproportion));
+        fmt::format("property '{}' ({}) applies to operationset {}; this workload is "
+                    "operationset={}",
+                    key, e.origin, sets, op_set_name(spec.operationset)));
   }
+  check_proportions(spec);
   if (spec.traceload && spec.tracefile.empty()) {
     throw UsageError(
         "traceload=true loads the keys of a trace: it needs tracefile=PATH (pmemids stream "
@@ -349,6 +454,15 @@ nlohmann::json WorkloadSpec::to_json() const {
       {"hotspotopnfraction", hotspotopnfraction},
       {"readmissrate", readmissrate},
       {"seed", seed},
+      {"operationset", op_set_name(operationset)},
+      {"pushproportion", pushproportion},
+      {"popproportion", popproportion},
+      {"pushpoppairs", pushpoppairs},
+      {"keyrange", keyrange},
+      {"producers", producers < 0 ? nlohmann::json() : nlohmann::json(producers)},
+      {"consumers", consumers < 0 ? nlohmann::json() : nlohmann::json(consumers)},
+      {"queueslots", queueslots},
+      {"slotsize", slotsize},
       {"tracefile", tracefile.empty() ? nlohmann::json() : nlohmann::json(tracefile)},
       {"traceload", traceload},
       {"request_generator", tracefile.empty() ? generator_name(requestdistribution) : "trace"},

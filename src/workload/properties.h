@@ -5,17 +5,35 @@
 // Later sources override earlier ones: files in order given, then -p overrides.
 // Keys that are YCSB's but have no meaning here (table, fieldcount, ...) are
 // accepted and reported in WorkloadSpec::ignored; so are YCSB's client settings
-// (threadcount, target, status.interval) unless build() is asked to apply them; any other unknown
-// key, a bad value, or proportions that do not sum to 1 raise UsageError naming the key, its value,
-// where it came from and what is accepted.
+// (threadcount, target, status.interval) unless build() is asked to apply them;
+// any other unknown key, a bad value, or proportions that do not sum to 1 raise
+// UsageError naming the key, its value, where it came from and what is accepted.
+//
+// `operationset` (kv, queue, set, stack; default kv) says which operations the
+// workload runs (workload/op_set.h); a kv workload with scans needs an
+// ordered-kv structure. Each set has its own proportions, which must sum to 1:
+//   kv     read, update, insert, scan, readmodifywrite, delete (YCSB)
+//   set    readproportion (contains), insertproportion, deleteproportion; keys
+//          uniform in [1, keyrange], initial fill keyrange/2 distinct keys
+//   queue  pushproportion, popproportion; recordcount elements pushed before
+//          timing; producers/consumers split the workers that share one
+//          instance; queueslots, slotsize size the ring
+//   stack  pushproportion, popproportion; recordcount elements pushed first
+// pushpoppairs=true (queue, stack) makes each stream alternate push, pop
+// instead of drawing at random (needs pushproportion = popproportion = 0.5).
+// A key that belongs to other operation sets only, given explicitly, is an
+// error naming the sets it applies to.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "workload/op_set.h"
 
 namespace pmemids {
 
@@ -48,6 +66,21 @@ struct WorkloadSpec {
   double hotspotopnfraction = 0.8;
   double readmissrate = 0;
   uint64_t seed = 1;
+  OpSet operationset = OpSet::kKv;  // as given: kv, queue, set or stack
+  double pushproportion = 0.5;      // queue, stack
+  double popproportion = 0.5;       // queue, stack
+  bool pushpoppairs = false;        // queue, stack: streams alternate push, pop
+  uint64_t keyrange = 1024;         // set: keys in [1, keyrange]
+  int64_t producers = -1;           // queue: workers that only push; -1: half the workers
+  int64_t consumers = -1;           // queue: workers that only pop; -1: the others
+  uint64_t queueslots = 32768;      // queue: ring slots
+  uint32_t slotsize = 4096;         // queue: bytes per ring slot
+
+  // The operation set a structure must implement: operationset, except that a
+  // kv workload with scans needs ordered-kv.
+  OpSet op_set() const {
+    return operationset == OpSet::kKv && scanproportion > 0 ? OpSet::kOrderedKv : operationset;
+  }
   std::string tracefile;   // run phase from this trace instead of generated (workload/trace.h)
   bool traceload = false;  // with tracefile: load the keys the trace uses, not recordcount ids
 

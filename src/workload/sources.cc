@@ -36,15 +36,13 @@ void cut_trace(const WorkloadSpec& spec, const Trace& trace, int count, RunStrea
 RunStreams build_streams(const WorkloadSpec& spec, int count, StreamShare share) {
   RunStreams out;
   out.share = share;
+  out.shapes = plan_streams(spec, count, share == StreamShare::kSlices);
   out.streams.reserve(static_cast<size_t>(count));
   for (int t = 0; t < count; ++t) out.seeds.push_back(spec.seed + static_cast<uint64_t>(t));
   const bool slices = share == StreamShare::kSlices;
   if (spec.tracefile.empty()) {
-    for (int t = 0; t < count; ++t) {
-      const StreamSlice slice =
-          slices ? StreamSlice{static_cast<uint32_t>(t), static_cast<uint32_t>(count)}
-                 : StreamSlice{};
-      out.streams.push_back(generate(spec, out.seeds[static_cast<size_t>(t)], slice));
+    for (size_t t = 0; t < out.shapes.size(); ++t) {
+      out.streams.push_back(generate(spec, out.seeds[t], out.shapes[t]));
     }
     return out;
   }
@@ -73,8 +71,9 @@ RunStreams build_streams(const WorkloadSpec& spec, int count, StreamShare share)
 }
 
 std::pair<size_t, size_t> worker_slice(size_t ops, int t, int n) {
-  return {ops * static_cast<size_t>(t) / static_cast<size_t>(n),
-          ops * static_cast<size_t>(t + 1) / static_cast<size_t>(n)};
+  const auto [first, size] =
+      slice_part(ops, StreamSlice{static_cast<uint32_t>(t), static_cast<uint32_t>(n)});
+  return {first, first + size};
 }
 
 }  // namespace pmemids

@@ -10,24 +10,6 @@
 
 namespace pmemids {
 
-std::string_view op_name(OpType t) {
-  switch (t) {
-    case OpType::kRead:
-      return "read";
-    case OpType::kUpdate:
-      return "update";
-    case OpType::kInsert:
-      return "insert";
-    case OpType::kScan:
-      return "scan";
-    case OpType::kReadModifyWrite:
-      return "readmodifywrite";
-    case OpType::kDelete:
-      return "delete";
-  }
-  return "?";
-}
-
 uint64_t KeyCodec::encode(uint64_t id) const {
   return order == InsertOrder::kHashed ? mix64(id) : id;
 }
@@ -54,26 +36,55 @@ Stream stream_base(const WorkloadSpec& spec, uint64_t stream_seed, bool load) {
   return st;
 }
 
-Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slice) {
-  const double need = static_cast<double>(spec.recordcount) * sizeof(uint64_t) +
-                      static_cast<double>(spec.operationcount) * sizeof(Op);
+void check_stream_memory(const WorkloadSpec& spec, uint64_t keys, uint64_t ops) {
+  const double need =
+      static_cast<double>(keys) * sizeof(uint64_t) + static_cast<double>(ops) * sizeof(Op);
   const double have = physical_memory_bytes();
   if (need > have / 2) {
-    throw UsageError(
-        fmt::format("recordcount={} and operationcount={} need {:.1f} GiB for the "
-                    "pre-generated keys and operations; this machine has {:.1f} GiB",
-                    spec.recordcount, spec.operationcount, need / (1 << 30), have / (1 << 30)));
+    const std::string what = spec.op_set() == OpSet::kSet
+                                 ? fmt::format("keyrange={}", spec.keyrange)
+                                 : fmt::format("recordcount={}", spec.recordcount);
+    throw UsageError(fmt::format(
+        "{} and operationcount={}: {} load keys and {} operations need {:.1f} GiB for the "
+        "pre-generated keys and operations; this machine has {:.1f} GiB",
+        what, spec.operationcount, keys, ops, need / (1 << 30), have / (1 << 30)));
   }
+}
+
+uint64_t shared_capacity(OpSet set, std::span<const Stream* const> streams) {
+  uint64_t capacity = 0;
+  if (set == OpSet::kQueue || set == OpSet::kStack) {
+    capacity = streams[0]->records_max;
+    for (const Stream* s : streams.subspan(1)) capacity += s->records_max - s->load_keys.size();
+  } else {
+    for (const Stream* s : streams) capacity = std::max(capacity, s->records_max);
+  }
+  return capacity;
+}
+
+Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slice) {
+  return generate(spec, stream_seed,
+                  StreamShape{.operations = slice_part(spec.operationcount, slice).second,
+                              .worker = slice.index,
+                              .slice = slice});
+}
+
+namespace detail {
+
+Stream kv_stream(const WorkloadSpec& spec, uint64_t stream_seed, const StreamShape& shape) {
+  const StreamSlice slice = shape.slice;
+  // The slices of a workload hold its operations together: check them all.
+  check_stream_memory(spec, spec.recordcount, shape.operations * slice.count);
   Stream st = stream_base(spec, stream_seed, slice.index == 0);
   st.recordcount = spec.recordcount;
   st.slice = slice;
   Rng rng(stream_seed);
 
-  const uint64_t first_op = spec.operationcount * slice.index / slice.count;
-  const uint64_t op_count = spec.operationcount * (slice.index + 1) / slice.count - first_op;
+  const uint64_t op_count = shape.operations;
   const auto key_of = [&](uint64_t local) { return st.codec.encode(st.global_id(local)); };
 
-  const double cut[kOpTypes] = {
+  constexpr int kKvTypes = 6;  // read .. delete, in OpType order
+  const double cut[kKvTypes] = {
       spec.readproportion,
       spec.readproportion + spec.updateproportion,
       spec.readproportion + spec.updateproportion + spec.insertproportion,
@@ -90,7 +101,7 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slic
   for (uint64_t i = 0; i < op_count; ++i) {
     const double u = rng.uniform01();
     int t = 0;
-    while (t < kOpTypes - 1 && u >= cut[t]) ++t;
+    while (t < kKvTypes - 1 && u >= cut[t]) ++t;
     Op op{.key = 0, .value = nullptr, .type = static_cast<OpType>(t), .scan_len = 0};
     switch (op.type) {
       case OpType::kInsert:
@@ -118,6 +129,10 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slic
       case OpType::kDelete:
         op.key = key_of(chooser.next(rng, inserted));
         break;
+      case OpType::kContains:
+      case OpType::kPush:
+      case OpType::kPop:
+        break;  // not kv operations
     }
     st.ops.push_back(op);
   }
@@ -126,5 +141,7 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slic
   st.key_folds = chooser.folds();
   return st;
 }
+
+}  // namespace detail
 
 }  // namespace pmemids

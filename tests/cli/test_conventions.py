@@ -180,7 +180,7 @@ def test_completion_of_structure_and_mode_names(pmemids, completion):
         "dram,pmem-volatile", "dram,pmem-persist", "dram,pmem-trans"}
     assert set(complete(completion, "crash", "--mode", "")) == {"pmem-persist", "pmem-trans"}
     assert "blackhole" not in complete(completion, "crash", "--ds", "")
-    assert set(complete(completion, "run", "--thread-mode", "")) == {"single", "parallel", "concurrent"}
+    assert set(complete(completion, "run", "--thread-mode", "")) == {"single", "parallel", "concurrent", "native"}
 
 
 def test_completion_of_properties_files_and_numbers(completion, tmp_path):

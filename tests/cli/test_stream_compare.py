@@ -100,7 +100,7 @@ def test_concurrent_stream_is_the_slices_run_executes(pmemids, tmp_path):
 def test_stream_refuses_what_run_refuses(pmemids, tmp_path):
     out = tmp_path / "s.csv"
     expect_usage_error(pmemids("stream", *TINY, "--threads", "2", "--out", out),
-                       "--threads 2 needs --thread-mode parallel or concurrent")
+                       "--threads 2 needs --thread-mode parallel, concurrent or native")
     expect_usage_error(pmemids("stream", "-p", "requestdistribution=zipf", "--out", out),
                        "requestdistribution", "zipfian-ycsbc")
     assert not out.exists()

@@ -38,7 +38,7 @@ def test_threads_option_wins_over_threadcount_and_thread_mode_is_kept(pmemids):
                             "--threads", "2", "--thread-mode", "parallel"))
     assert (rec["config"]["threads"], rec["config"]["thread_mode"]) == (2, "parallel")
     r = pmemids.run("--ds", "hashtable", "--mode", "dram", *READ, "-p", "threadcount=2", "--thread-mode", "single")
-    assert r.returncode == 2 and "threadcount=2 needs --thread-mode parallel or concurrent" in r.stderr, r.describe()
+    assert r.returncode == 2 and "threadcount=2 needs --thread-mode parallel, concurrent or native" in r.stderr, r.describe()
     assert not r.new_records
 
 

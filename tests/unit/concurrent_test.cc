@@ -77,7 +77,7 @@ TYPED_TEST_SUITE(ConcurrentTest, ConcurrentPairs, PairName);
 TYPED_TEST(ConcurrentTest, EveryFittingLockKeepsTheStructureConsistent) {
   using B = typename TypeParam::B;
   using DS = typename TypeParam::DS;
-  const WorkloadSpec spec = concurrent_spec(DS::kCanScan);
+  const WorkloadSpec spec = concurrent_spec(DS::kOpSet == OpSet::kOrderedKv);
   std::vector<Stream> slices;
   for (uint32_t t = 0; t < kThreads; ++t)
     slices.push_back(generate(spec, spec.seed + t, {t, kThreads}));
@@ -109,7 +109,7 @@ TYPED_TEST(ConcurrentTest, EveryFittingLockKeepsTheStructureConsistent) {
       run_crew(
           kThreads, unpinned, CrewTiming{}, [](int) {},
           [&](int t, const DriveControl& ctl) {
-            detail::timed_drive(ds, lock, req, feeds[t], ctl, outs[t]);
+            detail::timed_drive<DS::kOpSet>(ds, lock, req, feeds[t], ctl, outs[t]);
           });
     });
 

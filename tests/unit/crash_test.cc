@@ -15,27 +15,13 @@
 namespace pmemids::test {
 namespace {
 
-template <class B>
-struct ShadowOf;
-template <>
-struct ShadowOf<PersistBackend> {
-  using type = ShadowPersistBackend;
-};
-template <>
-struct ShadowOf<TransBackend> {
-  using type = ShadowTransBackend;
-};
-
 // A small write-heavy stream: inserts, updates and deletes.
 struct Fixture {
   WorkloadSpec spec;
-  Stream stream;
   CrashWorkload w;
 
   explicit Fixture(uint64_t records = 24, uint64_t ops = 60)
-      : spec(make(records, ops)),
-        stream(generate(spec, spec.seed)),
-        w(crash_workload(spec, stream)) {}
+      : spec(make(records, ops)), w(crash_workload(spec)) {}
   static WorkloadSpec make(uint64_t records, uint64_t ops) {
     PropertySet p;
     for (const char* kv : {"readproportion=0", "updateproportion=0.3", "insertproportion=0.4",
@@ -162,7 +148,7 @@ TEST(CrashChecker, IntactPoolChecksClean) {
     PersistBackend b(dir.spec("linkedlist", Mode::kPersist, false, true, 8 << 20));
     LinkedList<PersistBackend> ds(b, f.w.ds);
     char buf[kValueSize];
-    for (const Op& op : f.w.ops) crash_detail::apply_to_ds(ds, op, buf);
+    for (const Op& op : f.w.ops) crash_detail::apply_to_ds(ds, op, buf, kValueSize);
   }
   crash_detail::Checker<LinkedList, PersistBackend> checker(options(dir, 1), f.w);
   const PointResult r = checker.check({0, f.w.ops.size(), -1});
@@ -182,7 +168,7 @@ TEST_P(CorruptPool, IsReportedAsAFailedRecoveryNotACrash) {
     PersistBackend b(spec);
     LinkedList<PersistBackend> ds(b, f.w.ds);
     char buf[kValueSize];
-    for (const Op& op : f.w.ops) crash_detail::apply_to_ds(ds, op, buf);
+    for (const Op& op : f.w.ops) crash_detail::apply_to_ds(ds, op, buf, kValueSize);
     // The span of the structure's objects in the file.
     heap_lo = UINT64_MAX;
     ds.for_each_object([&](const void* p) {
@@ -223,7 +209,7 @@ TEST_P(CorruptPool, IsReportedAsAFailedRecoveryNotACrash) {
     PersistBackend b(spec);  // the checker removed the corrupt file
     LinkedList<PersistBackend> ds(b, f.w.ds);
     char buf[kValueSize];
-    for (const Op& op : f.w.ops) crash_detail::apply_to_ds(ds, op, buf);
+    for (const Op& op : f.w.ops) crash_detail::apply_to_ds(ds, op, buf, kValueSize);
   }
   const PointResult ok = checker.check({1, f.w.ops.size(), -1});
   EXPECT_TRUE(ok.recovered && ok.invariants_ok) << ok.message;

@@ -63,7 +63,7 @@ void random_ops(DS& ds, Oracle& oracle, uint64_t seed, int n, uint64_t ids, cons
     const uint64_t key = codec.encode(rng.below(ids));
     const std::string v = value_for(seed * 1000003 + i);
     const bool present = oracle.count(key) != 0;
-    switch (rng.below(DS::kCanScan ? 6 : 5)) {
+    switch (rng.below(DS::kOpSet == OpSet::kOrderedKv ? 6 : 5)) {
       case 0:
         ASSERT_EQ(ds.read(key, buf), present) << "read " << i;
         if (present) {
@@ -84,7 +84,7 @@ void random_ops(DS& ds, Oracle& oracle, uint64_t seed, int n, uint64_t ids, cons
         oracle.erase(key);
         break;
       case 5:
-        if constexpr (DS::kCanScan) {
+        if constexpr (DS::kOpSet == OpSet::kOrderedKv) {
           const auto len = static_cast<uint32_t>(1 + rng.below(40));
           ASSERT_EQ(scan_of(ds, key, len), oracle_range(oracle, key, len)) << "scan " << i;
         }

@@ -18,7 +18,6 @@ namespace {
 
 // A structure that does nothing: the crew tests measure the machinery only.
 struct Nothing {
-  static constexpr bool kCanScan = false;
   bool read(uint64_t, char*) { return true; }
   bool update(uint64_t, const char*) { return true; }
   bool insert(uint64_t, const char*) { return true; }
@@ -54,9 +53,9 @@ TEST(CrewTest, DurationStopsCyclicWorkersAndTimelineCoversIt) {
         LatencySet latency;
         char buf[8];
         std::vector<Op> scratch(kChunk);
-        const DriveEnd end =
-            drive(ds, none, DriveInput{.ops = st.ops, .replay = &replay, .scratch = scratch.data()},
-                  buf, 8, ctl, tally, latency);
+        const DriveEnd end = drive<OpSet::kKv>(
+            ds, none, DriveInput{.ops = st.ops, .replay = &replay, .scratch = scratch.data()}, buf,
+            8, ctl, tally, latency);
         EXPECT_GT(tally.total(), st.ops.size());  // replayed
         EXPECT_EQ(end.cycles, (tally.total() + st.ops.size() - 1) / st.ops.size());
         EXPECT_FALSE(end.budget_exhausted);
@@ -87,7 +86,7 @@ TEST(CrewTest, AWorkerThatExhaustsItsReplayBudgetStopsTheRun) {
                             .replay = &replay,
                             .scratch = scratch.data(),
                             .max_cycles = t == 0 ? 3 : kUnboundedCycles};
-        const DriveEnd end = drive(ds, none, in, buf, 8, ctl, tally, latency);
+        const DriveEnd end = drive<OpSet::kKv>(ds, none, in, buf, 8, ctl, tally, latency);
         if (t == 0) {
           EXPECT_EQ(end.cycles, 3u);
           EXPECT_TRUE(end.budget_exhausted);
@@ -182,10 +181,11 @@ TEST(CrewTest, StatusLinesShowProgressAndLiveP99) {
         LatencySet latency;
         char buf[8];
         std::vector<Op> scratch(kChunk);
-        drive(ds, none,
-              DriveInput{
-                  .ops = st.ops, .samples = every, .replay = &replay, .scratch = scratch.data()},
-              buf, 8, ctl, tally, latency);
+        drive<OpSet::kKv>(
+            ds, none,
+            DriveInput{
+                .ops = st.ops, .samples = every, .replay = &replay, .scratch = scratch.data()},
+            buf, 8, ctl, tally, latency);
       });
   const std::string err = testing::internal::GetCapturedStderr();
   size_t lines = 0;
@@ -212,8 +212,8 @@ TEST(CrewTest, PacedDriveKeepsTheScheduleAndTimesFromDueTimes) {
   LatencySet latency, intended;
   char buf[8];
   const auto t0 = Clock::now();
-  drive_paced(ds, none, DriveInput{.ops = ops, .samples = every}, buf, 8, ctl, tally, latency,
-              intended);
+  drive_paced<OpSet::kKv>(ds, none, DriveInput{.ops = ops, .samples = every}, buf, 8, ctl, tally,
+                          latency, intended);
   EXPECT_GE(Clock::now() - t0, std::chrono::milliseconds(2 * 39));  // the last is due at 39 x 2 ms
   EXPECT_EQ(tally.total(), ops.size());
   EXPECT_EQ(progress.load(), ops.size());
@@ -264,8 +264,8 @@ TEST(DriveTest, PacedAndUnthrottledDrivesReplayTheSameCycles) {
   NoLock none;
   OpTally expected_tally;
   char buf[8];
-  execute(expected, none, expected_ops.data(), expected_ops.data() + expected_ops.size(), buf, 8,
-          expected_tally);
+  execute<OpSet::kKv>(expected, none, expected_ops.data(),
+                      expected_ops.data() + expected_ops.size(), buf, 8, expected_tally);
   const std::vector<uint64_t> samples = {0, 3, 255, 256, 300, 699};
   for (const bool paced : {false, true}) {
     SCOPED_TRACE(paced ? "drive_paced" : "drive");
@@ -282,8 +282,9 @@ TEST(DriveTest, PacedAndUnthrottledDrivesReplayTheSameCycles) {
     Recorder ds;
     OpTally tally;
     LatencySet latency, intended;
-    const DriveEnd end = paced ? drive_paced(ds, none, in, buf, 8, ctl, tally, latency, intended)
-                               : drive(ds, none, in, buf, 8, ctl, tally, latency);
+    const DriveEnd end =
+        paced ? drive_paced<OpSet::kKv>(ds, none, in, buf, 8, ctl, tally, latency, intended)
+              : drive<OpSet::kKv>(ds, none, in, buf, 8, ctl, tally, latency);
     EXPECT_EQ(end.cycles, kCycles);
     EXPECT_TRUE(end.budget_exhausted);
     EXPECT_TRUE(stop.load());

@@ -1,0 +1,233 @@
+// What the crash checker compares a recovered structure with, per operation
+// set: the structure's contents as a list of items, a sequential model of the
+// acknowledged operations, and the comparison that classifies differences
+// (see crash/crash.h for the rules).
+//
+// The interface structures expose to the checker (ds/traits.h): check() (own
+// invariants, element count) and for_each (contents in the set's order: kv
+// and set ascending by key, queue oldest first, stack top first). A
+// detectable structure (seed 004's stacks) also provides
+//   RecoveredOp recovered(int t) const
+// after recovery: what thread t's last announced operation did — applied
+// (with its response: ok, and the popped id) or not applied — and which of
+// the thread's operations that was (seq: 1 for its first), or kUnknown when
+// the thread announced nothing.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ds/common.h"
+#include "ds/traits.h"
+#include "errors.h"
+#include "workload/stream.h"
+
+namespace pmemids {
+
+struct RecoveredOp {
+  enum Status : uint8_t { kUnknown, kApplied, kNotApplied };
+  Status status = kUnknown;
+  uint64_t seq = 0;       // the thread's operation number, from 1
+  bool ok = false;        // the response: the op took effect (push: not full; pop: not empty)
+  uint64_t response = 0;  // pop: the id it returned
+};
+
+template <class DS>
+concept Detectable = requires(const DS& ds, int t) {
+  { ds.recovered(t) } -> std::same_as<RecoveredOp>;
+};
+
+namespace crash_detail {
+
+// One element as the checker sees it: a key or element id, and its value or
+// payload bytes (empty for sets and stacks).
+struct Item {
+  uint64_t key;
+  std::string bytes;
+  bool operator==(const Item&) const = default;
+  auto operator<=>(const Item&) const = default;
+};
+using Items = std::vector<Item>;
+
+constexpr bool keyed(OpSet s) {
+  return s == OpSet::kKv || s == OpSet::kOrderedKv || s == OpSet::kSet;
+}
+
+// The structure's contents, at most `bound` items (InvariantViolation beyond:
+// a cycle).
+template <OpSet S, class DS>
+Items collect(const DS& ds, uint32_t vsize, uint64_t bound) {
+  Items out;
+  const auto add = [&](uint64_t k, const char* v) {
+    if (out.size() >= bound) throw InvariantViolation("the contents walk does not end (cycle?)");
+    out.push_back({k, v != nullptr ? std::string(v, vsize) : std::string()});
+  };
+  if constexpr (S == OpSet::kSet || S == OpSet::kStack) {
+    ds.for_each([&](uint64_t k) { add(k, nullptr); });
+  } else {
+    ds.for_each([&](uint64_t k, const char* v) { add(k, v); });
+  }
+  return out;
+}
+
+// The state the acknowledged operations leave, applied one by one (values are
+// pointers into the workload's streams, valid in forked processes too).
+template <OpSet S>
+class SeqModel {
+ public:
+  void apply(const Op& op) {
+    if constexpr (S == OpSet::kKv || S == OpSet::kOrderedKv) {
+      switch (op.type) {
+        case OpType::kInsert:
+          kv_[op.key] = op.value;
+          break;
+        case OpType::kUpdate:
+        case OpType::kReadModifyWrite:
+          if (auto it = kv_.find(op.key); it != kv_.end()) it->second = op.value;
+          break;
+        case OpType::kDelete:
+          kv_.erase(op.key);
+          break;
+        default:
+          break;
+      }
+    } else if constexpr (S == OpSet::kSet) {
+      if (op.type == OpType::kInsert) set_.insert(op.key);
+      if (op.type == OpType::kDelete) set_.erase(op.key);
+    } else {
+      if (op.type == OpType::kPush && (capacity_ == 0 || seq_.size() < capacity_)) {
+        seq_.push_back({op.key, op.value});
+      } else if (op.type == OpType::kPop && !seq_.empty()) {
+        if constexpr (S == OpSet::kQueue) {
+          seq_.pop_front();
+        } else {
+          seq_.pop_back();
+        }
+      }
+    }
+  }
+  // A bounded queue or stack refuses pushes beyond `capacity` (0: unbounded).
+  void set_capacity(uint64_t capacity) { capacity_ = capacity; }
+
+  // The items in the structure's order.
+  Items items(uint32_t vsize) const {
+    Items out;
+    const auto bytes = [&](const char* v) { return v != nullptr ? std::string(v, vsize) : ""; };
+    if constexpr (S == OpSet::kKv || S == OpSet::kOrderedKv) {
+      for (const auto& [k, v] : kv_) out.push_back({k, bytes(v)});
+    } else if constexpr (S == OpSet::kSet) {
+      for (uint64_t k : set_) out.push_back({k, ""});
+    } else if constexpr (S == OpSet::kQueue) {
+      for (const auto& [k, v] : seq_) out.push_back({k, bytes(v)});
+    } else {
+      for (auto it = seq_.rbegin(); it != seq_.rend(); ++it) out.push_back({it->first, ""});
+    }
+    return out;
+  }
+
+ private:
+  std::map<uint64_t, const char*> kv_;
+  std::set<uint64_t> set_;
+  std::deque<std::pair<uint64_t, const char*>> seq_;
+  uint64_t capacity_ = 0;
+};
+
+// What comparing recovered contents with the model found.
+struct Verdict {
+  uint64_t lost = 0;  // acknowledged effects missing
+  uint64_t half = 0;  // in-flight effects half there, duplicates, strangers, wrong order
+  std::string message;
+  void note(const std::string& m) {
+    if (message.empty()) message = m;
+  }
+};
+
+// Compares `got` with `before` (acknowledged operations only) and `after`
+// (the in-flight one applied too; equal to before when none was in flight).
+// `inflight_key`: the in-flight operation's key (keyed sets only).
+inline Verdict compare(OpSet s, const Items& got, const Items& before, const Items& after,
+                       std::optional<uint64_t> inflight_key, const char* inflight_name) {
+  Verdict v;
+  if (got == before || got == after) return v;
+  if (keyed(s)) {
+    std::map<uint64_t, std::string> have, b, a;
+    for (const Item& i : got) {
+      if (!have.emplace(i.key, i.bytes).second) {
+        ++v.half;
+        v.note(fmt::format("key {:#x} listed twice", i.key));
+      }
+    }
+    for (const Item& i : before) b.emplace(i.key, i.bytes);
+    for (const Item& i : after) a.emplace(i.key, i.bytes);
+    std::set<uint64_t> keys;
+    for (const auto* m : {&have, &b, &a}) {
+      for (const auto& kv : *m) keys.insert(kv.first);
+    }
+    const auto state = [](const std::map<uint64_t, std::string>& m,
+                          uint64_t k) -> std::optional<std::string> {
+      auto it = m.find(k);
+      if (it == m.end()) return std::nullopt;
+      return it->second;
+    };
+    for (uint64_t k : keys) {
+      const auto h = state(have, k), want = state(b, k);
+      if (h == want) continue;
+      if (inflight_key == k) {
+        if (h == state(a, k)) continue;
+        ++v.half;
+        v.note(fmt::format("in-flight {} of key {:#x} half-applied ({})", inflight_name, k,
+                           h ? "value torn" : "key missing"));
+        continue;
+      }
+      ++v.lost;
+      v.note(fmt::format("key {:#x}: {}", k,
+                         !h      ? "acknowledged key missing"
+                         : !want ? "deleted key present"
+                                 : "acknowledged value wrong"));
+    }
+    return v;
+  }
+  // Sequences (queue, stack): count the differences from the nearer state.
+  std::multiset<uint64_t> seen;
+  for (const Item& i : got) {
+    if (seen.count(i.key) != 0) {
+      ++v.half;
+      v.note(fmt::format("element {:#x} present twice", i.key));
+    }
+    seen.insert(i.key);
+  }
+  std::map<uint64_t, std::string> b, a;
+  for (const Item& i : before) b.emplace(i.key, i.bytes);
+  for (const Item& i : after) a.emplace(i.key, i.bytes);
+  for (const Item& i : got) {
+    const auto in_b = b.find(i.key), in_a = a.find(i.key);
+    if (in_b == b.end() && in_a == a.end()) {
+      ++v.half;
+      v.note(fmt::format("element {:#x} was never pushed or was popped", i.key));
+    } else if ((in_b != b.end() ? in_b->second : in_a->second) != i.bytes) {
+      ++v.half;
+      v.note(fmt::format("element {:#x} has a torn payload", i.key));
+    }
+  }
+  // Acknowledged elements missing: those of `before` absent from `got`, less
+  // the one an in-flight pop may have taken.
+  for (const Item& i : before) {
+    if (seen.count(i.key) == 0 && a.count(i.key) != 0) {
+      ++v.lost;
+      v.note(fmt::format("acknowledged element {:#x} missing", i.key));
+    }
+  }
+  if (v.lost == 0 && v.half == 0) {
+    ++v.half;
+    v.note(fmt::format("elements out of {} order", s == OpSet::kQueue ? "FIFO" : "LIFO"));
+  }
+  return v;
+}
+
+}  // namespace crash_detail
+}  // namespace pmemids

@@ -1,0 +1,32 @@
+// The descriptor list: every structure pmemids knows, once. The registry
+// (run/registry.h) turns it into the table `run`, `crash`, `list` and sweep
+// validation read; each structure's traits come from its own source
+// (ds/traits.h). A new structure is one line here.
+#pragma once
+
+#include "ds/arraylist.h"
+#include "ds/blackhole.h"
+#include "ds/bplustree.h"
+#include "ds/btree.h"
+#include "ds/hashtable.h"
+#include "ds/lflist_harris.h"
+#include "ds/linkedlist.h"
+#include "ds/rbtree.h"
+#include "ds/ringbuffer_volatile.h"
+#include "ds/skiplist.h"
+
+namespace pmemids {
+
+template <template <class> class... DS>
+struct StructureList {};
+
+using Catalog = StructureList<ArrayList, LinkedList, HashTable, SkipList, BTree, BTreeEmbedded,
+                              BPlusTree, RBTree, RingBufferVolatile, LfListHarris, Blackhole>;
+
+// Calls f.template operator()<DS>() for every structure of the list, in order.
+template <template <class> class... DS, class F>
+void for_each_structure(StructureList<DS...>, F&& f) {
+  (f.template operator()<DS>(), ...);
+}
+
+}  // namespace pmemids
