@@ -279,6 +279,7 @@ void crash(const CrashCliOptions& o) {
                      {"threads", o.threads},
                      {"recovery_points", o.recovery_points},
                      {"unsafe", o.unsafe},
+                     {"failure_atomic", e->failure_atomic(m)},
                      {"pool_dir", pool_dir},
                      {"pmempool_check", copt.pmempool_check},
                      {"store_buffer_loss", o.store_buffer_loss}});
@@ -309,6 +310,12 @@ void crash(const CrashCliOptions& o) {
       print_row(table, record);
       for (const auto& f : r.failures)
         fmt::print(stderr, "  {} {}: {}\n", e->name, mode_name(m), f);
+      if (r.violation(trans) && !e->failure_atomic(m)) {
+        fmt::print(stderr,
+                   "  {} {}: not failure-atomic by design in any domain (multi-word in-place "
+                   "changes, docs/crash.md): these violations are the design's, expected\n",
+                   e->name, mode_name(m));
+      }
     }
   }
   if (!o.out.empty()) fmt::print(stderr, "pmemids: results {}\n", records_destination(o.out));

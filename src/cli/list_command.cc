@@ -49,6 +49,16 @@ std::vector<std::string> domains(const DsEntry& e) {
   return out;
 }
 
+std::vector<std::string> torn_modes(const DsEntry& e) {
+  std::vector<std::string> out;
+  for (Mode m : kAllModes) {
+    if (e.crash[static_cast<int>(m)] != nullptr && !e.failure_atomic(m)) {
+      out.emplace_back(mode_name(m));
+    }
+  }
+  return out;
+}
+
 std::string joined(const std::vector<std::string>& v, const char* sep = ",") {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -73,6 +83,7 @@ void list(const ListOptions& o) {
                      {"modes", modes(e)},
                      {"domains", domains(e)},
                      {"crash_modes", crash_modes(e)},
+                     {"torn_modes", torn_modes(e)},
                      {"harness", e.harness},
                      {"element_bytes", sizes},
                      {"fieldlength", o.fieldlength}});

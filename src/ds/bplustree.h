@@ -80,6 +80,8 @@ class BPlusTree {
   static constexpr ModeSet kModes = kEveryMode;
   static constexpr DomainSet kDomains = kEveryDomain;
   static constexpr bool kHarness = false;
+  // In-place node changes are multi-word (see above): not failure-atomic.
+  static constexpr ModeSet kTornModes{Mode::kPersist};
   static constexpr uint32_t kDefaultKeys = 15;
   enum : unsigned { kTypeNode = 1, kTypeValue = 2 };
 

@@ -93,6 +93,8 @@ class BTreeImpl {
   static constexpr ModeSet kModes = kEveryMode;
   static constexpr DomainSet kDomains = kEveryDomain;
   static constexpr bool kHarness = false;
+  // In-place node changes are multi-word (see above): not failure-atomic.
+  static constexpr ModeSet kTornModes{Mode::kPersist};
   static constexpr uint32_t kDefaultKeys = 10;
   enum : unsigned { kTypeNode = 1, kTypeValue = 2 };
 

@@ -116,6 +116,8 @@ class RBTree {
   static constexpr ModeSet kModes = kEveryMode;
   static constexpr DomainSet kDomains = kEveryDomain;
   static constexpr bool kHarness = false;
+  // Rotations and recolourings are several stores (see above): not failure-atomic.
+  static constexpr ModeSet kTornModes{Mode::kPersist};
   enum : unsigned { kTypeNode = 1 };
 
   static uint64_t element_bytes(uint32_t value_size) {

@@ -18,6 +18,12 @@
 //                 only with --unsafe, as a negative control)
 //   kHarness      true for structures that measure the harness (blackhole):
 //                 never part of `--ds all`
+// and, optionally,
+//   kTornModes    the durable modes in which an operation a crash interrupts
+//                 can be left half applied *by design*, in every domain (seed
+//                 001's pmem-persist trees: multi-word in-place node changes,
+//                 docs/crash.md). `pmemids crash` marks their violations as
+//                 expected. Absent: none (every durable mode failure-atomic).
 // and two static functions: element_bytes(value_size), the bytes of one
 // element (node, slot) in backend B, and pool_bytes(DsOptions), the pool size
 // it needs.
@@ -149,6 +155,16 @@ decltype(auto) worker_target(DS& ds, int t) {
 }
 template <class DS>
 using TargetOf = std::remove_reference_t<decltype(worker_target(std::declval<DS&>(), 0))>;
+
+// The structure's kTornModes, none when it declares none.
+template <class DS>
+constexpr ModeSet torn_modes() {
+  if constexpr (requires { DS::kTornModes; }) {
+    return DS::kTornModes;
+  } else {
+    return ModeSet{};
+  }
+}
 
 struct DsOptions;
 

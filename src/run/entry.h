@@ -61,6 +61,7 @@ DsEntry make_entry(const std::array<CrashFn, 4>& crash) {
       .modes = D::kModes,
       .domains = D::kDomains,
       .harness = D::kHarness,
+      .torn_modes = torn_modes<D>(),
       .element_bytes = {element_bytes_of<DS, DramBackend>(),
                         element_bytes_of<DS, VolatileBackend>(),
                         element_bytes_of<DS, PersistBackend>(),

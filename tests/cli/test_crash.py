@@ -82,13 +82,18 @@ def test_violations_exit_3_only_with_fail_on_violation(pmemids, pool_dir, out_pa
             "-p", "recordcount=20", "-p", "operationcount=30", "--out", str(out_path)]
     r = crash(pmemids, pool_dir, *args)
     assert r.returncode == 0, r.describe()
-    m = read_records(out_path)[-1]["metrics"]
+    rec = read_records(out_path)[-1]
+    m = rec["metrics"]
     assert m["invariant_failures"] + m["lost_acknowledged"] + m["half_applied"] > 0, m
+    assert rec["config"]["failure_atomic"] is False
+    assert "btree pmem-persist: not failure-atomic by design" in r.stderr, r.describe()
     r = crash(pmemids, pool_dir, *args, "--fail-on-violation")
     assert r.returncode == 3, r.describe()
     r = crash(pmemids, pool_dir, "--ds", "skiplist", "--mode", "pmem-trans", "--points", "3",
-              "--fail-on-violation", *SMALL)
+              "--fail-on-violation", *SMALL, "--out", str(out_path))
     assert r.returncode == 0, r.describe()
+    assert read_records(out_path)[-1]["config"]["failure_atomic"] is True
+    assert "not failure-atomic" not in r.stderr, r.describe()
 
 
 @pytest.mark.parametrize("args, message", [

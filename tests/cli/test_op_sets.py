@@ -20,7 +20,8 @@ def test_list_json_carries_every_trait(pmemids):
     by_ds = {e["ds"]: e for e in json.loads(r.stdout)}
     for e in by_ds.values():
         assert {"ds", "description", "operation_set", "operations", "synchronisation", "modes",
-                "domains", "crash_modes", "harness", "element_bytes"} <= e.keys(), e
+                "domains", "crash_modes", "torn_modes", "harness", "element_bytes"} <= e.keys(), e
+        assert set(e["torn_modes"]) <= set(e["crash_modes"]), e
         assert e["operation_set"] in ("kv", "ordered-kv", "queue", "set", "stack")
         assert e["synchronisation"] in ("internal", "external")
         for m in MODES:
@@ -35,6 +36,11 @@ def test_list_json_carries_every_trait(pmemids):
         assert e["modes"] == ["dram", "pmem-volatile"]
         assert e["crash_modes"] == []
     assert by_ds["btree"]["crash_modes"] == ["pmem-persist", "pmem-trans"]
+    # The pmem-persist trees are not failure-atomic by design (docs/crash.md).
+    for ds in ("btree", "btree-embedded", "bplustree", "rbtree"):
+        assert by_ds[ds]["torn_modes"] == ["pmem-persist"], ds
+    for ds in ("arraylist", "linkedlist", "hashtable", "skiplist"):
+        assert by_ds[ds]["torn_modes"] == [], ds
 
 
 def test_native_queue_run_splits_producers_and_consumers(pmemids):

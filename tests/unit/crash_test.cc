@@ -230,11 +230,12 @@ class CrashRun : public ::testing::Test {
 };
 TYPED_TEST_SUITE(CrashRun, DurablePairs, PairName);
 
-// pmem-trans: nothing lost, nothing torn, nothing leaked, in either model.
-// pmem-persist: the structures whose every change is one 8-byte publication
-// (arraylist, linked list, hashtable, skiplist) lose nothing either when no
-// unpersisted line survives; the trees' multi-word in-place changes are exposed by
-// design (docs/crash.md), so for them recovery must succeed and leaks be repaired.
+// Every (structure, mode) its traits declare failure-atomic (pmem-trans; in
+// pmem-persist the structures whose every change is one 8-byte publication):
+// nothing lost, nothing torn, nothing leaked, in either model and domain. The
+// modes a structure declares torn (kTornModes: the pmem-persist trees'
+// multi-word in-place changes, docs/crash.md): recovery must succeed and leaks
+// be repaired.
 template <class P>
 void bounded_run(const ScratchDir& dir, CrashModel model, uint32_t points,
                  const char* domain = "adr", bool store_buffer_loss = false) {
@@ -248,10 +249,7 @@ void bounded_run(const ScratchDir& dir, CrashModel model, uint32_t points,
   EXPECT_EQ(r.points, points);
   EXPECT_EQ(r.recovered, r.points) << describe(r);
   EXPECT_EQ(r.leaks_after_repair, 0u) << describe(r);
-  const std::string name = P::DS::kName;
-  const bool tree =
-      name == "btree" || name == "btree-embedded" || name == "bplustree" || name == "rbtree";
-  if (B::kMode == Mode::kTrans || !tree) {
+  if (!torn_modes<typename P::DS>().has(B::kMode)) {
     EXPECT_FALSE(r.violation(B::kMode == Mode::kTrans)) << describe(r);
   }
 }
