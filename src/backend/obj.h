@@ -318,6 +318,7 @@ class PersistBackendT : public ObjSyncBase<Hook> {
   static constexpr Mode kMode = Mode::kPersist;
   using ObjSyncBase<Hook>::ObjSyncBase;
   using ObjSyncBase<Hook>::pop;
+  using ObjSyncBase<Hook>::flush;  // not hidden by the private flush(p, n, seal) below
   template <class T>
   using Ptr = ObjPtr<T>;
 

@@ -48,8 +48,8 @@ class QueueStress : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using QueueStressPairs =
-    ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(RingBufferVolatile), Pair<TestQueue, DramBackend>>;
+using QueueStressPairs = ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(RingBufferVolatile),
+                                          PMEMIDS_DURABLE_RINGS, Pair<TestQueue, DramBackend>>;
 TYPED_TEST_SUITE(QueueStress, QueueStressPairs, PairName);
 
 TYPED_TEST(QueueStress, EveryPushedElementIsPoppedOnceInProducerOrder) {
@@ -115,8 +115,8 @@ class SetStress : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using SetStressPairs =
-    ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(LfListHarris), Pair<TestSet, DramBackend>>;
+using SetStressPairs = ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(LfListHarris),
+                                        PMEMIDS_DURABLE_LISTS, Pair<TestSet, DramBackend>>;
 TYPED_TEST_SUITE(SetStress, SetStressPairs, PairName);
 
 TYPED_TEST(SetStress, FinalPresenceFollowsFromSuccessfulUpdates) {
