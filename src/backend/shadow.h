@@ -72,24 +72,27 @@ class Shadow {
   void persisted(const void* p, size_t n) {
     if (n == 0) return;
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    for (uintptr_t l = a / kCacheLine; l <= (a + n - 1) / kCacheLine; ++l) lines_.erase(l);
+    for (uintptr_t l = a / kCacheLine; l <= (a + n - 1) / kCacheLine; ++l) made_durable(l);
   }
   void tx_end() {
-    for (uintptr_t l : tx_lines_) lines_.erase(l);
+    for (uintptr_t l : tx_lines_) made_durable(l);
     tx_lines_.clear();
   }
   void crash_point() {
     if (on_point_) on_point_(points_++);
   }
   // flush + fence split (concurrent structures): a flushed line becomes
-  // durable, as it was when flushed, at the flushing thread's next fence.
+  // durable, as it was when flushed, at the flushing thread's next fence —
+  // unless a later write-back of the line is durable already (another thread
+  // flushed and fenced it after this flush): an older write-back then changes
+  // nothing.
   void flushed(const void* p, size_t n) {
     if (n == 0) return;
     std::vector<Flushed>& mine = flushed_[std::this_thread::get_id()];
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);
     for (uintptr_t l = a / kCacheLine; l <= (a + n - 1) / kCacheLine; ++l) {
       if (lines_.count(l) == 0) continue;
-      Flushed f{l, {}};
+      Flushed f{l, ++clock_, {}};
       std::memcpy(f.bytes, reinterpret_cast<const void*>(l * kCacheLine), kCacheLine);
       mine.push_back(f);
     }
@@ -100,6 +103,9 @@ class Shadow {
     for (const Flushed& f : it->second) {
       auto line = lines_.find(f.line);
       if (line == lines_.end()) continue;
+      uint64_t& durable = durable_at_[f.line];
+      if (durable > f.time) continue;  // a later write-back is durable
+      durable = f.time;
       // Bytes stored after the flush stay pending, with the flushed bytes as
       // what a crash leaves.
       const auto* cur = reinterpret_cast<const uint8_t*>(f.line * kCacheLine);
@@ -200,11 +206,20 @@ class Shadow {
 
   struct Flushed {
     uintptr_t line;
+    uint64_t time;              // when it was written back (clock_)
     uint8_t bytes[kCacheLine];  // the line as it was written back
   };
 
+  // A line's content as of now is durable.
+  void made_durable(uintptr_t l) {
+    lines_.erase(l);
+    durable_at_[l] = ++clock_;
+  }
+
   std::unordered_map<uintptr_t, Line> lines_;                // line number -> pre-crash bytes
   std::map<std::thread::id, std::vector<Flushed>> flushed_;  // flushed, not yet fenced
+  std::unordered_map<uintptr_t, uint64_t> durable_at_;       // line -> time of its durable content
+  uint64_t clock_ = 0;                                       // orders write-backs
   std::function<void()> on_sync_;
   std::unordered_set<uintptr_t> tx_lines_;  // lines logged in the running transaction
   std::function<void(uint64_t)> on_point_;
