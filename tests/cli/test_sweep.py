@@ -32,7 +32,11 @@ SHIPPED = {
     "fig7-concurrent.toml": {"default": 56, "paper": 56},
     "fig8-locks.toml": {"default": 8, "paper": 20},
     "fig9-numa.toml": {"default": 112, "paper": 112},
+    "fig11-lists.toml": {"default": 180, "paper": 180},
+    "fig13-list-latency.toml": {"default": 6, "paper": 6},
+    "fig16a-ring-latency.toml": {"default": 6, "paper": 6},
 }
+SEED_001 = {n for n in SHIPPED if n.startswith(("fig3", "fig5", "fig6", "fig7", "fig8", "fig9"))}
 
 
 def write_sweep(d: Path, text: str, name: str = "s.toml") -> Path:
@@ -110,8 +114,9 @@ def test_shipped_sweep_files_expand(pmemids, name, scale):
     assert f"{SHIPPED[name][scale]} configurations" in r.stderr
     assert all(l.startswith("pmemids run ") for l in lines)
     assert len(set(lines)) == len(lines)
-    if scale == "paper":
+    if scale == "paper" and name in SEED_001:
         assert all("recordcount=1000000" in l and "operationcount=1000000" in l for l in lines)
+    if scale == "paper":
         assert all("--repeat 10" in l for l in lines)
 
 
