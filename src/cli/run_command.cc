@@ -101,6 +101,14 @@ std::vector<std::pair<const DsEntry*, Mode>> select_pairs(const RunOptions& o, O
                    mode_name(m));
         continue;
       }
+      const bool durable = m == Mode::kPersist || m == Mode::kTrans;
+      if (o.ds == "all" && durable && !o.unsafe && !e->crash_safe(Domain::kAdr)) {
+        fmt::print(stderr,
+                   "pmemids: note: skipping {} in {} (not crash-consistent under adr; --unsafe "
+                   "runs it)\n",
+                   e->name, mode_name(m));
+        continue;
+      }
       check_fits(*e, workload, m);
       out.emplace_back(e, m);
     }

@@ -187,7 +187,8 @@ TYPED_TEST(QueueStress, ShortHistoriesAreLinearizable) {
   using DS = typename TypeParam::DS;
   for (int round = 0; round < kRounds; ++round) {
     const DsOptions o = stress_options(3);
-    B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, round), B::kMode));
+    B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, round), B::kMode, false, false,
+                        16 << 20));  // many rounds: small pools
     DS ds(b, o);
     const auto h = record(ds, 3, 15, round, [&](auto& q, Rng& rng, int t, int i, HistoryOp& op) {
       char v[16] = {};
@@ -210,7 +211,8 @@ TYPED_TEST(SetStress, ShortHistoriesAreLinearizable) {
   using DS = typename TypeParam::DS;
   for (int round = 0; round < kRounds; ++round) {
     const DsOptions o = stress_options(3);
-    B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, round), B::kMode));
+    B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, round), B::kMode, false, false,
+                        16 << 20));  // many rounds: small pools
     DS ds(b, o);
     const auto h = record(ds, 3, 15, round, [&](auto& s, Rng& rng, int, int, HistoryOp& op) {
       op.arg = 1 + rng.below(4);  // few keys: much contention per key
