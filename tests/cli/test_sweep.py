@@ -26,17 +26,19 @@ READ = WORKLOADS / "pmemids-read"
 
 # Shipped files: configurations per scale.
 SHIPPED = {
-    "fig3-single-thread.toml": {"default": 56, "paper": 56},
-    "fig5-btree-embedded.toml": {"default": 16, "paper": 16},
-    "fig6-parallel.toml": {"default": 112, "paper": 280},
-    "fig7-concurrent.toml": {"default": 56, "paper": 56},
-    "fig8-locks.toml": {"default": 8, "paper": 20},
-    "fig9-numa.toml": {"default": 112, "paper": 112},
-    "fig11-lists.toml": {"default": 180, "paper": 180},
-    "fig13-list-latency.toml": {"default": 6, "paper": 6},
-    "fig16a-ring-latency.toml": {"default": 6, "paper": 6},
+    "fig3-single-thread.toml": {"default": 56, "quick": 56, "paper": 56},
+    "fig5-btree-embedded.toml": {"default": 16, "quick": 16, "paper": 16},
+    "fig6-parallel.toml": {"default": 112, "quick": 112, "paper": 280},
+    "fig7-concurrent.toml": {"default": 56, "quick": 56, "paper": 56},
+    "fig8-locks.toml": {"default": 8, "quick": 8, "paper": 20},
+    "fig9-numa.toml": {"default": 112, "quick": 112, "paper": 112},
+    "seed003-readmissrate.toml": {"default": 8, "quick": 8, "paper": 8},
+    "fig11-lists.toml": {"default": 180, "quick": 180, "paper": 180},
+    "fig13-list-latency.toml": {"default": 6, "quick": 6, "paper": 6},
+    "fig16a-ring-latency.toml": {"default": 6, "quick": 6, "paper": 6},
 }
-SEED_001 = {n for n in SHIPPED if n.startswith(("fig3", "fig5", "fig6", "fig7", "fig8", "fig9"))}
+# Seed 002's lock-free structures: set and queue workloads, sized by operations only.
+SEED_002 = {"fig11-lists.toml", "fig13-list-latency.toml", "fig16a-ring-latency.toml"}
 
 
 def write_sweep(d: Path, text: str, name: str = "s.toml") -> Path:
@@ -103,7 +105,7 @@ def test_dry_run_lists_run_command_lines(pmemids, tmp_path):
     assert not (tmp_path / "results").exists() and not pmemids.out.exists()
 
 
-@pytest.mark.parametrize("scale", ["default", "paper"])
+@pytest.mark.parametrize("scale", ["default", "quick", "paper"])
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_sweep_files_expand(pmemids, name, scale):
     # Run from a directory outside the repository: workload paths are found from the file.
@@ -114,10 +116,12 @@ def test_shipped_sweep_files_expand(pmemids, name, scale):
     assert f"{SHIPPED[name][scale]} configurations" in r.stderr
     assert all(l.startswith("pmemids run ") for l in lines)
     assert len(set(lines)) == len(lines)
-    if scale == "paper" and name in SEED_001:
+    if scale == "paper" and name not in SEED_002:
         assert all("recordcount=1000000" in l and "operationcount=1000000" in l for l in lines)
     if scale == "paper":
         assert all("--repeat 10" in l for l in lines)
+    if scale == "quick" and name not in SEED_002:  # reproduce --scale quick: a minute per claim
+        assert all("recordcount=20000 " in l + " " for l in lines)
 
 
 def test_every_shipped_file_is_tested():
@@ -252,7 +256,7 @@ def test_sigterm_stops_without_recording_the_interrupted_run(pmemids, tmp_path):
     recs = read_records(pmemids.out)
     if len(recs) == 6:
         pytest.skip("the sweep finished before SIGTERM arrived")
-    assert p.returncode == 130, err
+    assert p.returncode == 143, err  # 128 + SIGTERM
     assert "interrupted; run the same command again to resume" in err
     assert not any(rec.get("failed") for rec in recs)
     expect_clean_lines(pmemids.out)
@@ -363,10 +367,10 @@ def test_bad_file_is_exit_2_naming_file_and_key(pmemids, tmp_path, case):
 def test_missing_file_is_exit_2(pmemids, tmp_path):
     r = sweep(pmemids, tmp_path / "nope.toml", "--dry-run")
     assert r.returncode == 2, r.describe()
-    assert f"{tmp_path / 'nope.toml'}: cannot be read: no such file" in r.stderr
+    assert f"sweep file '{tmp_path / 'nope.toml'}' cannot be read: No such file" in r.stderr
 
 
 def test_unknown_scale_is_exit_2(pmemids):
     r = pmemids("sweep", SWEEPS / "fig3-single-thread.toml", "--scale", "huge", "--dry-run")
     assert r.returncode == 2, r.describe()
-    assert "scale: no [scale.huge]" in r.stderr and "accepted: default, paper" in r.stderr
+    assert "scale: no [scale.huge]" in r.stderr and "accepted: default, quick, paper" in r.stderr
