@@ -33,12 +33,13 @@ SHIPPED = {
     "fig8-locks.toml": {"default": 8, "quick": 8, "paper": 20},
     "fig9-numa.toml": {"default": 112, "quick": 112, "paper": 112},
     "seed003-readmissrate.toml": {"default": 8, "quick": 8, "paper": 8},
-    "fig11-lists.toml": {"default": 180, "quick": 180, "paper": 180},
-    "fig13-list-latency.toml": {"default": 6, "quick": 6, "paper": 6},
-    "fig16a-ring-latency.toml": {"default": 6, "quick": 6, "paper": 6},
+    "seed002-fig11-lists.toml": {"default": 180, "quick": 180, "paper": 180},
+    "seed002-fig13-list-latency.toml": {"default": 6, "quick": 6, "paper": 6},
+    "seed002-fig16-ring.toml": {"default": 6, "quick": 6, "paper": 6},
 }
 # Seed 002's lock-free structures: set and queue workloads, sized by operations only.
-SEED_002 = {"fig11-lists.toml", "fig13-list-latency.toml", "fig16a-ring-latency.toml"}
+SEED_002 = {"seed002-fig11-lists.toml", "seed002-fig13-list-latency.toml",
+            "seed002-fig16-ring.toml"}
 
 
 def write_sweep(d: Path, text: str, name: str = "s.toml") -> Path:
