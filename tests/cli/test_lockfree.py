@@ -1,8 +1,9 @@
 """The durable lock-free structures of seed 002 through the binary: traits in
-`list --json`, native runs of every one, reopened pools recovered, the
-eADR-only designs refused under ADR unless --unsafe, and `pmemids crash`
-clean for the ADR designs (single-threaded, multi-thread, inside recovery) and
-failing for the eADR-only ones under ADR (negative controls)."""
+`list --json`, native runs of every one in its domain, reopened pools
+recovered, the eADR-only designs refused under ADR unless --unsafe, and
+`pmemids crash` clean for the ADR designs (single-threaded, multi-thread,
+inside recovery), clean for every design under --domain eadr, and failing for
+the eADR-only ones under ADR (negative controls)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ def workload(ds: str) -> list:
     return RING if ds.startswith("ringbuffer") else SET
 
 
-def unsafe(ds: str) -> list[str]:
-    return ["--unsafe"] if ds in EADR_ONLY else []
+def own_domain(ds: str) -> list[str]:
+    """The domain a design is crash-consistent in: eADR for the eADR-only ones."""
+    return ["--domain", "eadr"] if ds in EADR_ONLY else []
 
 
 def test_list_json_traits(pmemids):
@@ -41,7 +43,7 @@ def test_list_json_traits(pmemids):
 @pytest.mark.parametrize("ds", DURABLE_INTERNAL)
 def test_native_run_with_two_threads(pmemids, ds):
     r = pmemids.run("--ds", ds, "--mode", "pmem-persist", "--thread-mode", "native",
-                    "--threads", "2", *workload(ds), *unsafe(ds))
+                    "--threads", "2", *workload(ds), *own_domain(ds))
     [rec] = expect_ok(r)
     assert rec["config"]["thread_mode"] == "native"
     assert rec["metrics"]["ops"] == 4000
@@ -82,6 +84,22 @@ def test_crash_is_clean_for_adr_designs(pmemids, pool_dir, tmp_path, ds):
         assert m["invariant_failures"] == m["lost_acknowledged"] == m["half_applied"] == 0, rec
         assert m["recovered"] == m["points"], rec
     assert recs[1]["config"]["threads"] == 3
+
+
+@pytest.mark.parametrize("ds", DURABLE_INTERNAL)
+def test_crash_is_clean_for_every_design_under_eadr(pmemids, pool_dir, tmp_path, ds):
+    out = tmp_path / "e.jsonl"
+    r, recs = crash(pmemids, pool_dir, out, "--ds", ds, "--domain", "eadr", "--points", "30")
+    assert r.returncode == 0, r.describe()
+    r, recs = crash(pmemids, pool_dir, out, "--ds", ds, "--domain", "eadr", "--points", "15",
+                    "--threads", "3", "-p", "operationcount=90")
+    assert r.returncode == 0, r.describe()
+    assert len(recs) == 2
+    for rec in recs:
+        m = rec["metrics"]
+        assert m["invariant_failures"] == m["lost_acknowledged"] == m["half_applied"] == 0, rec
+        assert m["recovered"] == m["points"] > 0, rec
+        assert rec["config"]["domain"].startswith("eadr"), rec["config"]  # eadr-emulated here
 
 
 @pytest.mark.parametrize("ds", EADR_ONLY)
