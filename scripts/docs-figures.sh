@@ -7,7 +7,7 @@
 # tests/cli/test_trust.py checks that every command the docs name is here.
 #
 # Usage: scripts/docs-figures.sh [section...]   (default: all sections)
-#   sections: bench harness callgrind threads latency replay libpmemobj ycsb crash domains
+#   sections: bench harness callgrind threads latency replay libpmemobj ycsb crash domains seed002
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh release pmemids >/dev/null
@@ -22,7 +22,7 @@ fig() {
   { echo "\$ $*"; "$@"; } >"$out/$n.txt" 2>&1 || echo "[$n] exit $?" >&2
 }
 SECTIONS=("$@")
-[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj ycsb crash domains)
+[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj ycsb crash domains seed002)
 has() { [[ " ${SECTIONS[*]} " == *" $1 "* ]]; }
 
 W=workloads
@@ -133,4 +133,10 @@ if has domains; then  # performance.md: the flush layer, fences, domains, instru
     done
     fig pmemids run --ds $ds --mode pmem-persist,pmem-trans -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --repeat 3 --out "$out/whatif.jsonl"
   done
+fi
+
+if has seed002; then  # performance.md: seed 002's lock-free ring buffer and lists
+  fig pmemids sweep sweeps/seed002-fig16-ring.toml --out "$out/seed002-fig16-ring.jsonl"
+  fig pmemids sweep sweeps/seed002-fig13-list-latency.toml --out "$out/seed002-fig13-list-latency.jsonl"
+  fig pmemids sweep sweeps/seed002-fig11-lists.toml --out "$out/seed002-fig11-lists.jsonl"
 fi

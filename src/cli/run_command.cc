@@ -288,7 +288,7 @@ void run(const RunOptions& o) {
   note_ignored(spec);
   const ClientSettings client = resolve_client(o, spec);
 
-  const auto pairs = select_pairs(o, spec.op_set());
+  auto pairs = select_pairs(o, spec.op_set());
   std::vector<Mode> modes;
   for (const auto& [e, m] : pairs) modes.push_back(m);
   const ThreadMode tm = parse_thread_mode(client.thread_mode);
@@ -354,6 +354,13 @@ void run(const RunOptions& o) {
   }
   const PmemProbe probe = probe_pool_dir(pool_dir);
   const PersistencePolicy policy = resolve_persistence(o.persistence, probe.platform_eadr());
+  if (o.ds == "all") drop_unsafe_pairs(pairs, policy.domain.domain, o.unsafe);
+  if (pairs.empty()) {
+    throw UsageError(fmt::format(
+        "--ds all: no structure implementing operation set {} is crash-consistent under {} in "
+        "the modes asked for; --unsafe runs them anyway",
+        op_set_name(spec.op_set()), domain_name(policy.domain.domain)));
+  }
   for (const auto& [e, m] : pairs) check_domain(*e, m, policy.domain.domain, o.unsafe);
   install_policy(policy);
   warn_policy(policy);

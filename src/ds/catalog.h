@@ -9,10 +9,10 @@
 #include "ds/bplustree.h"
 #include "ds/btree.h"
 #include "ds/hashtable.h"
-#include "ds/lflist_harris.h"
+#include "ds/lflist.h"
 #include "ds/linkedlist.h"
 #include "ds/rbtree.h"
-#include "ds/ringbuffer_volatile.h"
+#include "ds/ringbuffer.h"
 #include "ds/skiplist.h"
 
 namespace pmemids {
@@ -20,8 +20,10 @@ namespace pmemids {
 template <template <class> class... DS>
 struct StructureList {};
 
-using Catalog = StructureList<ArrayList, LinkedList, HashTable, SkipList, BTree, BTreeEmbedded,
-                              BPlusTree, RBTree, RingBufferVolatile, LfListHarris, Blackhole>;
+using Catalog =
+    StructureList<ArrayList, LinkedList, HashTable, SkipList, BTree, BTreeEmbedded, BPlusTree,
+                  RBTree, RingBufferVolatile, RingBufferTx, RingBufferTxFree, LfListHarris,
+                  LfListTlog, LfListLogfree, LfListSoft, LfListLinkfree, Blackhole>;
 
 // Calls f.template operator()<DS>() for every structure of the list, in order.
 template <template <class> class... DS, class F>

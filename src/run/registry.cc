@@ -1,5 +1,7 @@
 #include "run/registry.h"
 
+#include <fmt/core.h>
+
 #include <set>
 
 #include "crash/crash_registry.h"
@@ -107,6 +109,20 @@ void check_domain(const DsEntry& e, Mode m, Domain d, bool unsafe) {
       "{} is crash-consistent only under --domain {}, not {}; pass --unsafe to run it anyway "
       "(a negative control for `pmemids crash`)",
       e.name, ok, domain_name(d)));
+}
+
+void drop_unsafe_pairs(std::vector<std::pair<const DsEntry*, Mode>>& pairs, Domain d, bool unsafe) {
+  if (unsafe) return;
+  std::erase_if(pairs, [d](const std::pair<const DsEntry*, Mode>& p) {
+    const auto& [e, m] = p;
+    if (m != Mode::kPersist && m != Mode::kTrans) return false;
+    if (e->crash_safe(d)) return false;
+    fmt::print(stderr,
+               "pmemids: note: skipping {} in {} (not crash-consistent under {}; --unsafe runs "
+               "it)\n",
+               e->name, mode_name(m), domain_name(d));
+    return true;
+  });
 }
 
 void check_thread_mode(const DsEntry& e, ThreadMode tm) {

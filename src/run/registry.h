@@ -8,6 +8,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -75,5 +76,11 @@ std::vector<const DsEntry*> structures_for(OpSet workload);
 void check_fits(const DsEntry& e, OpSet workload, Mode m);
 void check_domain(const DsEntry& e, Mode m, Domain d, bool unsafe);
 void check_thread_mode(const DsEntry& e, ThreadMode tm);
+
+// For pairs chosen by `all` (run --ds all, crash --all) rather than named:
+// drops the durable pairs whose structure is not crash-consistent under the
+// resolved domain `d`, with a note on stderr naming each, unless `unsafe`
+// (then they run as negative controls, as named ones do).
+void drop_unsafe_pairs(std::vector<std::pair<const DsEntry*, Mode>>& pairs, Domain d, bool unsafe);
 
 }  // namespace pmemids

@@ -29,7 +29,12 @@ READ_ONLY = ["-p", "readproportion=1", "-p", "updateproportion=0"]
 ORDERED = ["skiplist", "btree", "btree-embedded", "bplustree", "rbtree"]
 STRUCTURES = ["arraylist", "linkedlist", "hashtable"] + ORDERED
 INTERNAL = ["ringbuffer-volatile", "lflist-harris"]  # synchronise themselves; volatile modes
-ALL_STRUCTURES = STRUCTURES + INTERNAL + ["blackhole"]
+# Durable lock-free structures of seed 002 (pmem-persist only), and those of
+# them that are crash-consistent only under eADR.
+DURABLE_INTERNAL = ["ringbuffer-tx", "ringbuffer-txfree", "lflist-tlog", "lflist-logfree",
+                    "lflist-soft", "lflist-linkfree"]
+EADR_ONLY = ["ringbuffer-txfree", "lflist-logfree"]
+ALL_STRUCTURES = STRUCTURES + INTERNAL + DURABLE_INTERNAL + ["blackhole"]
 MODES = ["dram", "pmem-volatile", "pmem-persist", "pmem-trans"]
 
 

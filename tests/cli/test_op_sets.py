@@ -130,10 +130,23 @@ def test_native_set_runs_every_shipped_set_workload(pmemids, workload):
 
 def test_set_runs_single_threaded_and_all_means_the_workloads_set(pmemids):
     r = pmemids.run("--ds", "all", "--mode", "all", "-P", WORKLOADS / "set-u20", *SMALL)
-    recs = expect_ok(r, records=2)
+    recs = expect_ok(r, records=5)
     assert {(x["config"]["ds"], x["config"]["mode"]) for x in recs} == {
-        ("lflist-harris", "dram"), ("lflist-harris", "pmem-volatile")}
+        ("lflist-harris", "dram"), ("lflist-harris", "pmem-volatile"),
+        ("lflist-tlog", "pmem-persist"), ("lflist-soft", "pmem-persist"),
+        ("lflist-linkfree", "pmem-persist")}
     assert "skipping lflist-harris in pmem-persist" in r.stderr
+    assert "skipping lflist-logfree in pmem-persist (not crash-consistent under adr" in r.stderr
+
+
+def test_all_under_eadr_takes_the_eadr_only_designs(pmemids):
+    # `all` follows the resolved --domain: under eADR every durable design is crash-consistent.
+    r = pmemids.run("--ds", "all", "--mode", "pmem-persist", "--domain", "eadr",
+                    "-P", WORKLOADS / "set-u20", *SMALL)
+    recs = expect_ok(r, records=4)
+    assert {x["config"]["ds"] for x in recs} == {"lflist-tlog", "lflist-soft", "lflist-linkfree",
+                                                 "lflist-logfree"}
+    assert "not crash-consistent" not in r.stderr
 
 
 def test_kv_records_keep_their_fields(pmemids):

@@ -36,8 +36,8 @@ std::string payload(uint64_t n) {
 
 template <class P>
 using QueueOracle = OpSetOracle<P>;
-using QueuePairs =
-    ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(RingBufferVolatile), PMEMIDS_PAIRS_FOR(TestQueue)>;
+using QueuePairs = ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(RingBufferVolatile),
+                                    PMEMIDS_DURABLE_RINGS, PMEMIDS_PAIRS_FOR(TestQueue)>;
 TYPED_TEST_SUITE(QueueOracle, QueuePairs, PairName);
 
 TYPED_TEST(QueueOracle, ExactFifoWithFullAndEmpty) {
@@ -81,8 +81,8 @@ TYPED_TEST(QueueOracle, ExactFifoWithFullAndEmpty) {
 
 template <class P>
 using SetOracle = OpSetOracle<P>;
-using SetPairs =
-    ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(LfListHarris), PMEMIDS_PAIRS_FOR(TestSet)>;
+using SetPairs = ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(LfListHarris), PMEMIDS_DURABLE_LISTS,
+                                  PMEMIDS_PAIRS_FOR(TestSet)>;
 TYPED_TEST_SUITE(SetOracle, SetPairs, PairName);
 
 TYPED_TEST(SetOracle, MatchesStdSet) {

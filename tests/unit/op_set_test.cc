@@ -241,8 +241,12 @@ TEST(Registry, AllMeansEveryStructureOfTheWorkloadsSet) {
     for (const DsEntry* e : structures_for(s)) out.insert(e->name);
     return out;
   };
-  EXPECT_EQ(names(OpSet::kSet), std::set<std::string_view>{"lflist-harris"});
-  EXPECT_EQ(names(OpSet::kQueue), std::set<std::string_view>{"ringbuffer-volatile"});
+  EXPECT_EQ(names(OpSet::kSet),
+            (std::set<std::string_view>{"lflist-harris", "lflist-tlog", "lflist-logfree",
+                                        "lflist-soft", "lflist-linkfree"}));
+  EXPECT_EQ(
+      names(OpSet::kQueue),
+      (std::set<std::string_view>{"ringbuffer-volatile", "ringbuffer-tx", "ringbuffer-txfree"}));
   EXPECT_TRUE(names(OpSet::kKv).count("hashtable"));
   EXPECT_TRUE(names(OpSet::kKv).count("btree"));  // ordered-kv runs kv workloads
   EXPECT_FALSE(names(OpSet::kOrderedKv).count("hashtable"));
@@ -261,13 +265,20 @@ std::string message_of(auto&& f) {
 TEST(Registry, MisfitsNameTheStructuresThatFit) {
   const std::string set_on_kv =
       message_of([] { check_fits(find_ds("hashtable"), OpSet::kSet, Mode::kDram); });
-  EXPECT_NE(set_on_kv.find("structures that can: lflist-harris"), std::string::npos) << set_on_kv;
+  EXPECT_NE(set_on_kv.find("structures that can: lflist-harris, lflist-tlog, lflist-logfree, "
+                           "lflist-soft, lflist-linkfree"),
+            std::string::npos)
+      << set_on_kv;
   const std::string mode =
       message_of([] { check_fits(find_ds("lflist-harris"), OpSet::kSet, Mode::kPersist); });
   EXPECT_NE(mode.find("dram, pmem-volatile"), std::string::npos) << mode;
   const std::string native =
       message_of([] { check_thread_mode(find_ds("hashtable"), ThreadMode::kNative); });
-  EXPECT_NE(native.find("ringbuffer-volatile, lflist-harris"), std::string::npos) << native;
+  EXPECT_NE(native.find("structures that can: ringbuffer-volatile, ringbuffer-tx, "
+                        "ringbuffer-txfree, lflist-harris, lflist-tlog, lflist-logfree, "
+                        "lflist-soft, lflist-linkfree"),
+            std::string::npos)
+      << native;
   EXPECT_EQ(message_of([] { check_thread_mode(find_ds("lflist-harris"), ThreadMode::kNative); }),
             "");
   DsEntry eadr_only = find_ds("hashtable");

@@ -48,8 +48,8 @@ class QueueStress : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using QueueStressPairs =
-    ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(RingBufferVolatile), Pair<TestQueue, DramBackend>>;
+using QueueStressPairs = ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(RingBufferVolatile),
+                                          PMEMIDS_DURABLE_RINGS, Pair<TestQueue, DramBackend>>;
 TYPED_TEST_SUITE(QueueStress, QueueStressPairs, PairName);
 
 TYPED_TEST(QueueStress, EveryPushedElementIsPoppedOnceInProducerOrder) {
@@ -115,8 +115,8 @@ class SetStress : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using SetStressPairs =
-    ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(LfListHarris), Pair<TestSet, DramBackend>>;
+using SetStressPairs = ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(LfListHarris),
+                                        PMEMIDS_DURABLE_LISTS, Pair<TestSet, DramBackend>>;
 TYPED_TEST_SUITE(SetStress, SetStressPairs, PairName);
 
 TYPED_TEST(SetStress, FinalPresenceFollowsFromSuccessfulUpdates) {
@@ -187,7 +187,8 @@ TYPED_TEST(QueueStress, ShortHistoriesAreLinearizable) {
   using DS = typename TypeParam::DS;
   for (int round = 0; round < kRounds; ++round) {
     const DsOptions o = stress_options(3);
-    B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, round), B::kMode));
+    B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, round), B::kMode, false, false,
+                        16 << 20));  // many rounds: small pools
     DS ds(b, o);
     const auto h = record(ds, 3, 15, round, [&](auto& q, Rng& rng, int t, int i, HistoryOp& op) {
       char v[16] = {};
@@ -210,7 +211,8 @@ TYPED_TEST(SetStress, ShortHistoriesAreLinearizable) {
   using DS = typename TypeParam::DS;
   for (int round = 0; round < kRounds; ++round) {
     const DsOptions o = stress_options(3);
-    B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, round), B::kMode));
+    B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, round), B::kMode, false, false,
+                        16 << 20));  // many rounds: small pools
     DS ds(b, o);
     const auto h = record(ds, 3, 15, round, [&](auto& s, Rng& rng, int, int, HistoryOp& op) {
       op.arg = 1 + rng.below(4);  // few keys: much contention per key

@@ -16,10 +16,10 @@
 #include "ds/bplustree.h"
 #include "ds/btree.h"
 #include "ds/hashtable.h"
-#include "ds/lflist_harris.h"
+#include "ds/lflist.h"
 #include "ds/linkedlist.h"
 #include "ds/rbtree.h"
-#include "ds/ringbuffer_volatile.h"
+#include "ds/ringbuffer.h"
 #include "ds/skiplist.h"
 #include "run/context.h"
 
@@ -62,6 +62,12 @@ struct Pair {
 
 #define PMEMIDS_DURABLE_PAIRS_FOR(DS) Pair<DS, PersistBackend>, Pair<DS, TransBackend>
 #define PMEMIDS_VOLATILE_PAIRS_FOR(DS) Pair<DS, DramBackend>, Pair<DS, VolatileBackend>
+// The durable concurrent structures of seed 002, in their one mode.
+#define PMEMIDS_DURABLE_RINGS \
+  Pair<RingBufferTx, PersistBackend>, Pair<RingBufferTxFree, PersistBackend>
+#define PMEMIDS_DURABLE_LISTS                                            \
+  Pair<LfListTlog, PersistBackend>, Pair<LfListLogfree, PersistBackend>, \
+      Pair<LfListLinkfree, PersistBackend>, Pair<LfListSoft, PersistBackend>
 
 using AllPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(ArrayList), PMEMIDS_PAIRS_FOR(LinkedList),
                                   PMEMIDS_PAIRS_FOR(HashTable), PMEMIDS_PAIRS_FOR(BTree),
