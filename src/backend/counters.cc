@@ -10,6 +10,12 @@ CostCounters& CostCounters::operator-=(const CostCounters& o) {
   allocs -= o.allocs;
   frees -= o.frees;
   translations -= o.translations;
+  combine_sessions -= o.combine_sessions;
+  combined_ops -= o.combined_ops;
+  eliminated_ops -= o.eliminated_ops;
+  spins -= o.spins;
+  voluntary_switches -= o.voluntary_switches;
+  involuntary_switches -= o.involuntary_switches;
   return *this;
 }
 
@@ -21,6 +27,12 @@ CostCounters& CostCounters::operator+=(const CostCounters& o) {
   allocs += o.allocs;
   frees += o.frees;
   translations += o.translations;
+  combine_sessions += o.combine_sessions;
+  combined_ops += o.combined_ops;
+  eliminated_ops += o.eliminated_ops;
+  spins += o.spins;
+  voluntary_switches += o.voluntary_switches;
+  involuntary_switches += o.involuntary_switches;
   return *this;
 }
 

@@ -19,6 +19,18 @@ struct alignas(64) CostCounters {
   uint64_t allocs = 0;         // objects allocated
   uint64_t frees = 0;          // objects freed
   uint64_t translations = 0;   // PMEMoid -> address translations (pmemobj_direct)
+  // Combining structures (ds/combining.h): sessions a thread ran as combiner,
+  // operations those sessions served (its own included), operations they
+  // served by elimination, and spin-wait iterations while waiting to be served
+  // or for the combiner lock.
+  uint64_t combine_sessions = 0;
+  uint64_t combined_ops = 0;
+  uint64_t eliminated_ops = 0;
+  uint64_t spins = 0;
+  // Context switches of the thread (getrusage RUSAGE_THREAD), filled by the
+  // runner around a timed phase, not by the backends.
+  uint64_t voluntary_switches = 0;
+  uint64_t involuntary_switches = 0;
 
   CostCounters& operator-=(const CostCounters& o);
   CostCounters& operator+=(const CostCounters& o);  // summing workers

@@ -75,6 +75,25 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
         const double r = std::strtod(v.c_str(), nullptr);
         return r == 0 || (r >= 1e-9 && r <= 1) ? "" : "a fraction in [1e-9, 1], or 0 to disable";
       });
+  sub->add_option("--wait", o.wait,
+                  "Combining stacks: how a thread waits for the combiner: spin, yield, adaptive "
+                  "(spin while workers <= CPUs, yield when oversubscribed; default)")
+      ->check(CLI::IsMember({"spin", "yield", "adaptive"}));
+  sub->add_flag("--combiner-yield", o.combiner_yield,
+                "Combining stacks: the combiner yields the CPU after each session");
+  sub->add_option("--persist-requests", o.persist_requests,
+                  "stack-dfc, stack-dfc-flat: threads persist their announcements (on, default) "
+                  "or leave it to the combiner (off)")
+      ->check(CLI::IsMember({"on", "off"}));
+  sub->add_option("--elimination", o.elimination,
+                  "Combining stacks: answer push/pop pairs of a session directly (on, default)")
+      ->check(CLI::IsMember({"on", "off"}));
+  sub->add_option("--recycle", o.recycle,
+                  "Combining stacks: return popped nodes to the node pool (on, default)")
+      ->check(CLI::IsMember({"on", "off"}));
+  sub->add_option("--combining-rounds", o.combining_rounds,
+                  "Combining stacks: passes over the requests per session (default 20)")
+      ->check(CLI::Range(1, 1000));
 }
 
 }  // namespace pmemids

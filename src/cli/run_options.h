@@ -39,6 +39,13 @@ struct RunOptions {
   double duration = 0;         // seconds; 0: run operationcount operations
   uint32_t timeline_ms = 0;    // 0: no timeline
   double latency_sample = -1;  // fraction of operations timed; < 0: the default
+  // Combining stacks (ds/combining_options.h).
+  std::string wait = "adaptive";
+  bool combiner_yield = false;
+  std::string persist_requests = "on";
+  std::string elimination = "on";
+  std::string recycle = "on";
+  uint32_t combining_rounds = 20;
 };
 
 // Registers every `pmemids run` option on `sub`, writing into `o`. Parsing

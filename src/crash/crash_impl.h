@@ -68,7 +68,34 @@ struct Expectation {
   std::vector<HistoryOp> history;
   Items initial;
   uint64_t capacity = 0;  // queues: the ring's slots
+  uint64_t load_ops = 0;  // multi: load operations (thread 0's) before the history;
+                          // single: operations acknowledged
 };
+
+// What a detectable structure reported for thread t matched against the
+// operation it describes: `op` (a completed one must be reported as it
+// returned; a pending one is constrained to the report). Returns a message
+// when a completed operation is misreported.
+inline std::optional<std::string> constrain(HistoryOp& op, const RecoveredOp& rep, size_t t) {
+  if (op.pending()) {
+    if (rep.status == RecoveredOp::kApplied) {
+      op.must = HistoryOp::kApplied;
+      op.must_ok = rep.ok;
+      op.must_out = rep.response;
+    } else if (rep.status == RecoveredOp::kNotApplied) {
+      op.must = HistoryOp::kNotApplied;
+    }
+    return std::nullopt;
+  }
+  if (rep.status == RecoveredOp::kNotApplied ||
+      (rep.status == RecoveredOp::kApplied &&
+       (rep.ok != op.ok || (op.type == OpType::kPop && op.ok && rep.response != op.out)))) {
+    return fmt::format("thread {}'s acknowledged {} is reported {}", t, op_name(op.type),
+                       rep.status == RecoveredOp::kNotApplied ? "not applied"
+                                                              : "with another response");
+  }
+  return std::nullopt;
+}
 
 inline PoolSpec pool_spec(const CrashOptions& opt, const char* ds, Mode m, int instance,
                           uint64_t bytes, bool reopen, bool keep) {
@@ -141,6 +168,42 @@ PointResult in_child(F&& f, double timeout_s) {
   return r;
 }
 
+// Single-threaded runs of a detectable structure: the report for thread 0
+// must agree with the recovered contents. `e.load_ops` operations were
+// acknowledged; the report describes the in-flight one (seq one above:
+// announced) or the last acknowledged one (the in-flight one, if any, was
+// not announced, so not applied). Returns what disagrees.
+inline std::optional<std::string> detect_single(const RecoveredOp& rep, const Expectation& e,
+                                                const Items& got) {
+  if (rep.seq == 0) return std::nullopt;
+  const bool inflight = !e.inflight_name.empty();
+  const bool changes = e.before != e.after;
+  if (inflight && rep.seq == e.load_ops + 1) {
+    if (rep.status == RecoveredOp::kNotApplied) {
+      if (changes && got != e.before) return "in-flight operation reported not applied, but it is";
+      return std::nullopt;
+    }
+    if (changes && got != e.after) return "in-flight operation reported applied, but it is not";
+    if (e.inflight_name == "pop") {
+      const bool ok = !e.before.empty();
+      if (rep.ok != ok || (ok && rep.response != e.before.front().key)) {
+        return fmt::format("in-flight pop reported as returning {}, the stack's top was {}",
+                           rep.ok ? fmt::format("{:#x}", rep.response) : "empty",
+                           ok ? fmt::format("{:#x}", e.before.front().key) : "empty");
+      }
+    }
+    return std::nullopt;
+  }
+  if (rep.seq == e.load_ops) {
+    if (rep.status == RecoveredOp::kNotApplied) return "an acknowledged operation reported not applied";
+    if (inflight && changes && got != e.before) {
+      return "the in-flight operation took effect but was never announced";
+    }
+    return std::nullopt;
+  }
+  return fmt::format("recovery reports operation #{}, {} were acknowledged", rep.seq, e.load_ops);
+}
+
 // Compares the recovered contents with the expectation.
 template <class DS>
 void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e, const Items& got,
@@ -151,35 +214,44 @@ void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e
     r.lost += v.lost;
     r.half += v.half;
     if (!v.message.empty()) set_message(r, v.message);
+    if constexpr (Detectable<DS>) {
+      if (const auto wrong = detect_single(ds.recovered(0), e, got)) {
+        ++r.half;
+        set_message(r, *wrong);
+      }
+    }
     return;
   }
   std::vector<HistoryOp> h = e.history;
   if constexpr (Detectable<DS>) {
     // Each thread's report must match its last operation: a pending one is
-    // constrained to it, a completed one must be reported as it returned.
-    std::vector<int64_t> last(w.thread_ops.size(), -1);
-    for (size_t i = 0; i < h.size(); ++i) last[h[i].thread] = static_cast<int64_t>(i);
-    for (size_t t = 0; t < last.size(); ++t) {
-      if (last[t] < 0) continue;
-      HistoryOp& op = h[static_cast<size_t>(last[t])];
+    // constrained to it, a completed one must be reported as it returned. A
+    // numbered report (seq) one behind the last operation describes the one
+    // before it: the last was begun but never announced, so not applied.
+    std::vector<std::vector<size_t>> mine(w.thread_ops.size());
+    for (size_t i = 0; i < h.size(); ++i) mine[h[i].thread].push_back(i);
+    for (size_t t = 0; t < mine.size(); ++t) {
+      if (mine[t].empty()) continue;
+      HistoryOp& op = h[mine[t].back()];
       const RecoveredOp rep = ds.recovered(static_cast<int>(t));
-      if (op.pending()) {
-        if (rep.status == RecoveredOp::kApplied) {
-          op.must = HistoryOp::kApplied;
-          op.must_ok = rep.ok;
-          op.must_out = rep.response;
-        } else if (rep.status == RecoveredOp::kNotApplied) {
+      std::optional<std::string> wrong;
+      if (rep.seq == 0) {
+        wrong = constrain(op, rep, t);
+      } else {
+        const uint64_t last = (t == 0 ? e.load_ops : 0) + mine[t].size();
+        if (rep.seq == last) {
+          wrong = constrain(op, rep, t);
+        } else if (rep.seq + 1 == last && op.pending()) {
           op.must = HistoryOp::kNotApplied;
+          if (mine[t].size() >= 2) wrong = constrain(h[mine[t][mine[t].size() - 2]], rep, t);
+        } else {
+          wrong = fmt::format("thread {}'s recovery reports its operation #{}, its last was #{}",
+                              t, rep.seq, last);
         }
-      } else if (rep.status == RecoveredOp::kNotApplied ||
-                 (rep.status == RecoveredOp::kApplied &&
-                  (rep.ok != op.ok ||
-                   (op.type == OpType::kPop && op.ok && rep.response != op.out)))) {
+      }
+      if (wrong) {
         ++r.lost;
-        set_message(r,
-                    fmt::format("thread {}'s acknowledged {} is reported {}", t, op_name(op.type),
-                                rep.status == RecoveredOp::kNotApplied ? "not applied"
-                                                                       : "with another response"));
+        set_message(r, *wrong);
       }
     }
   }
@@ -446,6 +518,7 @@ class Checker {
         const uint64_t upto = std::min<uint64_t>(q.op_index, w.ops.size());
         for (; applied < upto; ++applied) acked.apply(w.ops[applied]);
         e.multi = true;
+        e.load_ops = upto;
         e.initial = acked.items(vsize);
         e.history.resize(q.history);
         if (q.history > 0 && !read_full(in, e.history.data(), q.history * sizeof(HistoryOp))) {
@@ -457,6 +530,7 @@ class Checker {
         }
         e.before = acked.items(vsize);
         e.after = e.before;
+        e.load_ops = std::min<uint64_t>(q.op_index, w.ops.size());
         if (q.op_index < w.ops.size()) {
           const Op& inflight = w.ops[q.op_index];
           SeqModel<S> after = acked;

@@ -10,7 +10,11 @@
 //   RecoveredOp recovered(int t) const
 // after recovery: what thread t's last announced operation did — applied
 // (with its response: ok, and the popped id) or not applied — or kUnknown
-// when the thread announced nothing.
+// when the thread announced nothing. A structure that numbers each thread's
+// operations also reports which one it describes (seq: 1 for the thread's
+// first operation on the structure since it was created, the load's included),
+// so that an operation the thread had begun but not announced is told from
+// its predecessor.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +36,7 @@ struct RecoveredOp {
   Status status = kUnknown;
   bool ok = false;        // the response: the op took effect (push: not full; pop: not empty)
   uint64_t response = 0;  // pop: the id it returned
+  uint64_t seq = 0;       // which of the thread's operations; 0: not numbered
 };
 
 template <class DS>

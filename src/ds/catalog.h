@@ -14,6 +14,10 @@
 #include "ds/rbtree.h"
 #include "ds/ringbuffer_volatile.h"
 #include "ds/skiplist.h"
+#include "ds/stack_dfc.h"
+#include "ds/stack_fc_volatile.h"
+#include "ds/stack_lock.h"
+#include "ds/stack_pbcomb.h"
 
 namespace pmemids {
 
@@ -21,7 +25,8 @@ template <template <class> class... DS>
 struct StructureList {};
 
 using Catalog = StructureList<ArrayList, LinkedList, HashTable, SkipList, BTree, BTreeEmbedded,
-                              BPlusTree, RBTree, RingBufferVolatile, LfListHarris, Blackhole>;
+                              BPlusTree, RBTree, RingBufferVolatile, LfListHarris, StackDfc,
+                              StackDfcFlat, StackPbcomb, StackFcVolatile, StackLock, Blackhole>;
 
 // Calls f.template operator()<DS>() for every structure of the list, in order.
 template <template <class> class... DS, class F>

@@ -40,6 +40,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "ds/combining_options.h"
 #include "ds/traits.h"
 #include "errors.h"
 #include "workload/stream.h"
@@ -59,6 +60,7 @@ struct DsOptions {
   uint64_t keyrange = 0;     // set: keys are in [1, keyrange]
   uint64_t queueslots = 0;   // queue: ring slots
   uint32_t slotsize = 0;     // queue: bytes per slot (payloads are value_size <= slotsize)
+  CombiningOptions combining;  // combining stacks (ds/combining.h)
 };
 
 // Values are stored in slots of at least 128 bytes, rounded up to cache lines.

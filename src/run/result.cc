@@ -39,7 +39,20 @@ nlohmann::json metrics_json(const RepResult& r) {
       {"allocs_per_op", static_cast<double>(r.costs.allocs) * per},
       {"frees_per_op", static_cast<double>(r.costs.frees) * per},
       {"translations_per_op", static_cast<double>(r.costs.translations) * per},
+      {"voluntary_switches_per_op", static_cast<double>(r.costs.voluntary_switches) * per},
+      {"involuntary_switches_per_op", static_cast<double>(r.costs.involuntary_switches) * per},
   };
+  // Combining structures only (ds/combining.h): null where no session ran.
+  const CostCounters& c = r.costs;
+  const bool combined = c.combine_sessions > 0;
+  const auto ratio = [&](uint64_t a, uint64_t b) {
+    return combined && b > 0 ? nlohmann::json(static_cast<double>(a) / static_cast<double>(b))
+                             : nlohmann::json();
+  };
+  m["combining_sessions_per_op"] = ratio(c.combine_sessions, ops);
+  m["mean_batch_size"] = ratio(c.combined_ops, c.combine_sessions);
+  m["elimination_ratio"] = ratio(c.eliminated_ops, c.combined_ops);
+  m["spins_per_op"] = ratio(c.spins, ops);
   for (OpType type : op_types_of(r.op_set)) {
     const auto t = static_cast<size_t>(type);
     const std::string name(op_name(type));

@@ -22,6 +22,8 @@
 // Only the workers' drive loops sit between their two clock reads.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -53,6 +55,7 @@ struct RunRequest {
   double load_factor = 0.75;
   uint32_t max_height = 16;  // skiplist
   uint32_t node_keys = 0;    // B-tree / B+-tree keys per node; 0 = default
+  CombiningOptions combining;  // combining stacks; poolnodes comes from the workload
   const WorkloadSpec* spec = nullptr;
   ThreadMode thread_mode = ThreadMode::kSingle;
   int threads = 1;
@@ -108,7 +111,8 @@ inline DsOptions ds_options(const RunRequest& req, const Stream& st) {
                    .threads = static_cast<uint32_t>(shared ? req.threads : 1),
                    .keyrange = req.spec->keyrange,
                    .queueslots = req.spec->queueslots,
-                   .slotsize = req.spec->slotsize};
+                   .slotsize = req.spec->slotsize,
+                   .combining = with_poolnodes(req.combining, req.spec->poolnodes)};
 }
 
 // Loads a stream's load phase into `t` (a structure or a handle of it):
@@ -201,11 +205,16 @@ struct WorkerOut {
 template <OpSet S, class T, class Lock>
 void timed_drive(T& t, Lock& lock, const RunRequest& req, std::span<const Op> ops,
                  std::span<const uint64_t> samples, const DriveControl& ctl, WorkerOut& out) {
+  rusage ru0{}, ru1{};
+  getrusage(RUSAGE_THREAD, &ru0);
   const CostCounters before = tl_costs;
   drive<S>(t, lock, ops, samples, out.buf.data(), req.spec->fieldlength, ctl, out.tally,
            out.latency);
   out.costs = tl_costs;
+  getrusage(RUSAGE_THREAD, &ru1);
   out.costs -= before;
+  out.costs.voluntary_switches = static_cast<uint64_t>(ru1.ru_nvcsw - ru0.ru_nvcsw);
+  out.costs.involuntary_switches = static_cast<uint64_t>(ru1.ru_nivcsw - ru0.ru_nivcsw);
 }
 
 template <template <class> class DS, class B>
