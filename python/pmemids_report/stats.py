@@ -42,7 +42,7 @@ COSTS = ["persists_per_op", "flushed_lines_per_op", "tx_per_op", "tx_bytes_per_o
          "allocs_per_op", "frees_per_op", "translations_per_op"]
 LATENCIES = [f"latency_{op}_{p}_ns" for op in OP_TYPES for p, _ in PERCENTILES] + \
             [f"latency_{op}_mean_ns" for op in OP_TYPES]
-THREAD_MODES = ["single", "parallel", "concurrent"]
+THREAD_MODES = ["single", "parallel", "concurrent", "native"]
 SORT_COLUMNS = [("workload", None), ("thread_mode", THREAD_MODES), ("ds", STRUCTURES),
                 ("mode", MODES), ("threads", None), ("lock", LOCKS), ("locality", LOCALITIES),
                 ("cpu_node", None), ("mem_node", None)]

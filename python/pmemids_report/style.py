@@ -1,7 +1,8 @@
 """Orders, colours and labels shared by every figure and table.
 
-Known structures and modes sort in the paper's order; unknown names follow,
-alphabetically. Each mode keeps one colour in every figure (Okabe-Ito palette,
+Structures sort in the descriptor list's order and operation types are the
+structures' own (both from `pmemids list --json`, catalog.py); modes in the
+paper's order; unknown names follow, alphabetically. Each mode keeps one colour in every figure (Okabe-Ito palette,
 readable by colour-blind readers); a second series dimension (lock kind,
 local/remote memory, B-tree variant) is drawn with hatches on bars and line
 styles on lines. Throughput is shown in Kops/s.
@@ -11,14 +12,15 @@ from __future__ import annotations
 
 import math
 
-STRUCTURES = ["arraylist", "linkedlist", "hashtable", "skiplist", "btree", "btree-embedded",
-              "bplustree", "rbtree"]
+from . import catalog
+
+STRUCTURES = catalog.structures()
 MODES = ["dram", "pmem-volatile", "pmem-persist", "pmem-trans"]
 LOCKS = ["pthread-dram", "pthread-pmem", "pmemobj", "rwlock-dram", "rwlock-pmemobj"]
 LOCALITIES = ["local", "remote"]
 PERCENTILES = [("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p999", "p99.9"),
                ("p9999", "p99.99"), ("max", "max")]
-OP_TYPES = ["read", "update", "insert", "scan", "readmodifywrite", "delete"]
+OP_TYPES = catalog.op_types()
 
 MODE_COLORS = {"dram": "#0072B2", "pmem-volatile": "#009E73", "pmem-persist": "#E69F00",
                "pmem-trans": "#D55E00"}

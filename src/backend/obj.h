@@ -426,12 +426,12 @@ class TransBackendT : public ObjSyncBase<Hook> {
   using ObjSyncBase<Hook>::hook_;
   using ObjSyncBase<Hook>::alloc_flags;
   using ObjSyncBase<Hook>::fail;
-  using ObjSyncBase<Hook>::tx_snapshot;
 
  public:
   static constexpr Mode kMode = Mode::kTrans;
   using ObjSyncBase<Hook>::ObjSyncBase;
   using ObjSyncBase<Hook>::pop;
+  using ObjSyncBase<Hook>::tx_snapshot;
   template <class T>
   using Ptr = ObjPtr<T>;
 

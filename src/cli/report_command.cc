@@ -2,8 +2,9 @@
 // Every argument goes unparsed to the Python package pmemids_report (python/):
 // `<python> -m pmemids_report ARGS...`, where <python> is $PMEMIDS_PYTHON, else
 // the project venv's <source dir>/.venv/bin/python, and <source dir>/python is
-// put first on PYTHONPATH so the package runs even when not pip-installed. The
-// process image is replaced, so the report's exit code (0, or 2 for bad input or
+// put first on PYTHONPATH so the package runs even when not pip-installed, and
+// $PMEMIDS_BIN is set to this binary (unless set) so the report reads the
+// structure list from `pmemids list --json`. The process image is replaced, so the report's exit code (0, or 2 for bad input or
 // arguments) is pmemids's. A missing interpreter is a usage error (exit 2) that
 // points to scripts/setup.sh.
 #include <unistd.h>
@@ -43,6 +44,14 @@ std::string interpreter() {
     path += ":" + std::string(old);
   }
   setenv("PYTHONPATH", path.c_str(), 1);
+  if (const char* bin = std::getenv("PMEMIDS_BIN"); bin == nullptr || *bin == '\0') {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+      self[n] = '\0';
+      setenv("PMEMIDS_BIN", self, 1);
+    }
+  }
 
   std::vector<std::string> argv_s = {python, "-m", "pmemids_report"};
   argv_s.insert(argv_s.end(), args.begin(), args.end());

@@ -67,35 +67,10 @@ struct Expectation {
   bool multi = false;
   std::vector<HistoryOp> history;
   Items initial;
+  uint64_t loaded = 0;    // multi: load ops done (by worker 0's handle) before the
+                          // history; single: operations acknowledged
   uint64_t capacity = 0;  // queues: the ring's slots
-  uint64_t load_ops = 0;  // multi: load operations (thread 0's) before the history;
-                          // single: operations acknowledged
 };
-
-// What a detectable structure reported for thread t matched against the
-// operation it describes: `op` (a completed one must be reported as it
-// returned; a pending one is constrained to the report). Returns a message
-// when a completed operation is misreported.
-inline std::optional<std::string> constrain(HistoryOp& op, const RecoveredOp& rep, size_t t) {
-  if (op.pending()) {
-    if (rep.status == RecoveredOp::kApplied) {
-      op.must = HistoryOp::kApplied;
-      op.must_ok = rep.ok;
-      op.must_out = rep.response;
-    } else if (rep.status == RecoveredOp::kNotApplied) {
-      op.must = HistoryOp::kNotApplied;
-    }
-    return std::nullopt;
-  }
-  if (rep.status == RecoveredOp::kNotApplied ||
-      (rep.status == RecoveredOp::kApplied &&
-       (rep.ok != op.ok || (op.type == OpType::kPop && op.ok && rep.response != op.out)))) {
-    return fmt::format("thread {}'s acknowledged {} is reported {}", t, op_name(op.type),
-                       rep.status == RecoveredOp::kNotApplied ? "not applied"
-                                                              : "with another response");
-  }
-  return std::nullopt;
-}
 
 inline PoolSpec pool_spec(const CrashOptions& opt, const char* ds, Mode m, int instance,
                           uint64_t bytes, bool reopen, bool keep) {
@@ -169,17 +144,16 @@ PointResult in_child(F&& f, double timeout_s) {
 }
 
 // Single-threaded runs of a detectable structure: the report for thread 0
-// must agree with the recovered contents. `e.load_ops` operations were
-// acknowledged; the report describes the in-flight one (seq one above:
-// announced) or the last acknowledged one (the in-flight one, if any, was
-// not announced, so not applied). Returns what disagrees.
+// must agree with the recovered contents. `e.loaded` operations were
+// acknowledged; the report describes the in-flight one (seq one above: it
+// was announced) or the last acknowledged one (the in-flight one, if any, was
+// not announced, so must not have taken effect). Returns what disagrees.
 inline std::optional<std::string> detect_single(const RecoveredOp& rep, const Expectation& e,
                                                 const Items& got) {
-  if (rep.seq == 0) return std::nullopt;
   const bool inflight = !e.inflight_name.empty();
   const bool changes = e.before != e.after;
-  if (inflight && rep.seq == e.load_ops + 1) {
-    if (rep.status == RecoveredOp::kNotApplied) {
+  if (inflight && rep.seq == e.loaded + 1) {
+    if (rep.status != RecoveredOp::kApplied) {
       if (changes && got != e.before) return "in-flight operation reported not applied, but it is";
       return std::nullopt;
     }
@@ -187,21 +161,23 @@ inline std::optional<std::string> detect_single(const RecoveredOp& rep, const Ex
     if (e.inflight_name == "pop") {
       const bool ok = !e.before.empty();
       if (rep.ok != ok || (ok && rep.response != e.before.front().key)) {
-        return fmt::format("in-flight pop reported as returning {}, the stack's top was {}",
-                           rep.ok ? fmt::format("{:#x}", rep.response) : "empty",
-                           ok ? fmt::format("{:#x}", e.before.front().key) : "empty");
+        return fmt::format("in-flight pop reported as returning {}, the top was {}",
+                           rep.ok ? fmt::format("{:#x}", rep.response) : "nothing",
+                           ok ? fmt::format("{:#x}", e.before.front().key) : "nothing");
       }
     }
     return std::nullopt;
   }
-  if (rep.seq == e.load_ops) {
-    if (rep.status == RecoveredOp::kNotApplied) return "an acknowledged operation reported not applied";
+  if (rep.seq == e.loaded) {
+    if (e.loaded > 0 && rep.status != RecoveredOp::kApplied) {
+      return "an acknowledged operation reported not applied";
+    }
     if (inflight && changes && got != e.before) {
       return "the in-flight operation took effect but was never announced";
     }
     return std::nullopt;
   }
-  return fmt::format("recovery reports operation #{}, {} were acknowledged", rep.seq, e.load_ops);
+  return fmt::format("recovery reports operation {}, {} were acknowledged", rep.seq, e.loaded);
 }
 
 // Compares the recovered contents with the expectation.
@@ -224,34 +200,42 @@ void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e
   }
   std::vector<HistoryOp> h = e.history;
   if constexpr (Detectable<DS>) {
-    // Each thread's report must match its last operation: a pending one is
-    // constrained to it, a completed one must be reported as it returned. A
-    // numbered report (seq) one behind the last operation describes the one
-    // before it: the last was begun but never announced, so not applied.
+    // Each thread's report must describe its last operation (seq n) or, when
+    // that one had not announced itself yet, the one before (seq n - 1, which
+    // returned): a pending op is then constrained to the report, a returned
+    // one must be reported with the response it gave. Worker 0's handle also
+    // ran the load, so its operations are numbered after the load's.
     std::vector<std::vector<size_t>> mine(w.thread_ops.size());
     for (size_t i = 0; i < h.size(); ++i) mine[h[i].thread].push_back(i);
+    const auto agrees = [](const RecoveredOp& rep, const HistoryOp& op) {
+      return rep.status == RecoveredOp::kApplied && rep.ok == op.ok &&
+             (op.type != OpType::kPop || !op.ok || rep.response == op.out);
+    };
     for (size_t t = 0; t < mine.size(); ++t) {
       if (mine[t].empty()) continue;
-      HistoryOp& op = h[mine[t].back()];
+      const uint64_t before = t == 0 ? e.loaded : 0;
+      const uint64_t n = before + mine[t].size();
+      HistoryOp& last = h[mine[t].back()];
       const RecoveredOp rep = ds.recovered(static_cast<int>(t));
-      std::optional<std::string> wrong;
-      if (rep.seq == 0) {
-        wrong = constrain(op, rep, t);
-      } else {
-        const uint64_t last = (t == 0 ? e.load_ops : 0) + mine[t].size();
-        if (rep.seq == last) {
-          wrong = constrain(op, rep, t);
-        } else if (rep.seq + 1 == last && op.pending()) {
-          op.must = HistoryOp::kNotApplied;
-          if (mine[t].size() >= 2) wrong = constrain(h[mine[t][mine[t].size() - 2]], rep, t);
-        } else {
-          wrong = fmt::format("thread {}'s recovery reports its operation #{}, its last was #{}",
-                              t, rep.seq, last);
+      std::string problem;
+      if (rep.seq == n && last.pending()) {
+        last.must = rep.status == RecoveredOp::kApplied ? HistoryOp::kApplied
+                                                        : HistoryOp::kNotApplied;
+        last.must_ok = rep.ok;
+        last.must_out = rep.response;
+      } else if (rep.seq == n) {
+        if (!agrees(rep, last)) problem = "reported otherwise than it returned";
+      } else if (rep.seq + 1 == n && last.pending()) {
+        last.must = HistoryOp::kNotApplied;
+        if (mine[t].size() >= 2 && !agrees(rep, h[mine[t][mine[t].size() - 2]])) {
+          problem = "(the one before) reported otherwise than it returned";
         }
+      } else {
+        problem = fmt::format("reported as operation {} of {}", rep.seq, n);
       }
-      if (wrong) {
+      if (!problem.empty()) {
         ++r.lost;
-        set_message(r, *wrong);
+        set_message(r, fmt::format("thread {}'s last {}: {}", t, op_name(last.type), problem));
       }
     }
   }
@@ -517,8 +501,8 @@ class Checker {
         // op_index < ops.size(): the crash hit the load (history: that op).
         const uint64_t upto = std::min<uint64_t>(q.op_index, w.ops.size());
         for (; applied < upto; ++applied) acked.apply(w.ops[applied]);
+        e.loaded = upto;
         e.multi = true;
-        e.load_ops = upto;
         e.initial = acked.items(vsize);
         e.history.resize(q.history);
         if (q.history > 0 && !read_full(in, e.history.data(), q.history * sizeof(HistoryOp))) {
@@ -530,7 +514,7 @@ class Checker {
         }
         e.before = acked.items(vsize);
         e.after = e.before;
-        e.load_ops = std::min<uint64_t>(q.op_index, w.ops.size());
+        e.loaded = applied;
         if (q.op_index < w.ops.size()) {
           const Op& inflight = w.ops[q.op_index];
           SeqModel<S> after = acked;

@@ -9,12 +9,9 @@
 // detectable structure (seed 004's stacks) also provides
 //   RecoveredOp recovered(int t) const
 // after recovery: what thread t's last announced operation did — applied
-// (with its response: ok, and the popped id) or not applied — or kUnknown
-// when the thread announced nothing. A structure that numbers each thread's
-// operations also reports which one it describes (seq: 1 for the thread's
-// first operation on the structure since it was created, the load's included),
-// so that an operation the thread had begun but not announced is told from
-// its predecessor.
+// (with its response: ok, and the popped id) or not applied — and which of
+// the thread's operations that was (seq: 1 for its first), or kUnknown when
+// the thread announced nothing.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "ds/common.h"
 #include "ds/traits.h"
 #include "errors.h"
 #include "workload/stream.h"
@@ -34,9 +32,9 @@ namespace pmemids {
 struct RecoveredOp {
   enum Status : uint8_t { kUnknown, kApplied, kNotApplied };
   Status status = kUnknown;
+  uint64_t seq = 0;       // the thread's operation number, from 1
   bool ok = false;        // the response: the op took effect (push: not full; pop: not empty)
   uint64_t response = 0;  // pop: the id it returned
-  uint64_t seq = 0;       // which of the thread's operations; 0: not numbered
 };
 
 template <class DS>

@@ -10,7 +10,9 @@
 // freed. Retired nodes wait in a per-thread FIFO (reserved up front; it grows
 // only when reclamation is held up); a thread frees its own nodes in enter(),
 // before announcing itself, and tries to advance the epoch every
-// kAdvanceEvery retirements.
+// kAdvanceEvery retirements. A thread preempted inside an operation holds
+// the epoch back, so nodes pile up meanwhile: a structure whose node pool runs
+// dry calls reclaim() outside its operations until nodes come back.
 //
 // Cost per operation: one load of the global epoch, one seq_cst store and one
 // release store of the thread's own announcement (its own cache line), no
@@ -41,12 +43,21 @@ class Epochs {
     const uint64_t g = global_.load(std::memory_order_acquire);
     if (g != s.seen) {
       s.seen = g;
-      reclaim(s, g, free);
+      free_old(s, g, free);
     }
     s.announce.store(g << 1 | 1, std::memory_order_seq_cst);
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }
   void exit(uint32_t t) { slots_[t].announce.store(0, std::memory_order_release); }
+
+  // Thread t, outside any operation, needs nodes back: advances the epoch if
+  // every thread inside an operation has seen it, then frees what it can.
+  template <class Free>
+  void reclaim(uint32_t t, Free&& free) {
+    try_advance();
+    enter(t, free);
+    exit(t);
+  }
 
   // Thread t (inside an operation) unlinked `index`.
   void retire(uint32_t t, uint64_t index) {
@@ -91,7 +102,7 @@ class Epochs {
   };
 
   template <class Free>
-  void reclaim(Slot& s, uint64_t g, Free& free) {
+  void free_old(Slot& s, uint64_t g, Free& free) {
     while (s.head < s.retired.size() && s.retired[s.head].epoch + 2 <= g) {
       free(s.retired[s.head++].index);
     }

@@ -11,8 +11,10 @@
 // key 2^64 - 1); keys lie strictly between. Unlinked nodes are reclaimed by
 // epoch-based reclamation (ds/epochs.h): a node goes back to the slab once no
 // thread can still hold it, so the slab must exceed the key range by what
-// reclamation holds back (capacity(): twice the key range plus 256 nodes per
-// thread).
+// reclamation holds back (capacity(): twice the key range plus 4096 nodes per
+// thread); when it runs dry anyway (a thread preempted inside an operation
+// holds reclamation back), an insert leaves its operation and reclaims until
+// a node comes back.
 //
 // Synchronisation: internal (kInternal). Worker t calls through handle(t),
 // which carries its epoch slot and slab cursor. Every link access goes
@@ -24,6 +26,8 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -46,6 +50,7 @@ class LfListHarris {
   };
   static constexpr uint64_t kHead = 1, kTail = 2;
   static constexpr uint64_t kMaxKey = std::numeric_limits<uint64_t>::max();
+  static constexpr uint64_t kMaxReclaimSpins = uint64_t{1} << 24;
 
  public:
   static constexpr const char* kName = "lflist-harris";
@@ -60,7 +65,7 @@ class LfListHarris {
 
   static uint64_t element_bytes(uint32_t) { return sizeof(Node); }
   static uint64_t capacity(const DsOptions& o) {
-    return 2 * o.keyrange + 256 * uint64_t{o.threads} + 64;
+    return 2 * o.keyrange + 4096 * uint64_t{o.threads} + 64;
   }
   static uint64_t pool_bytes(const DsOptions& o) {
     return Slab<B>::bytes(capacity(o), sizeof(Node));
@@ -203,7 +208,37 @@ class LfListHarris {
     }
   }
 
+  // A node for a new key; when the slab is dry (reclamation held back by a
+  // thread preempted inside an operation), reclaims outside any operation
+  // until one comes back, yielding the CPU now and then.
+  uint64_t take_node(Handle& h) {
+    for (uint64_t spins = 0;; ++spins) {
+      if (const uint64_t n = slab_->alloc(h.cursor_); n != 0) return n;
+      if (spins == kMaxReclaimSpins) {
+        throw RuntimeError(fmt::format("{}: all {} slab nodes in use for {} reclamation attempts",
+                                       kName, slab_->capacity(), spins));
+      }
+      epochs_.reclaim(h.t_, [&](uint64_t i) { slab_->free(i); });
+      b_.relax();
+      if (spins % 64 == 63) std::this_thread::yield();
+    }
+  }
+
   bool insert(Handle& h, uint64_t key) {
+    uint64_t spare = 0;
+    for (;;) {
+      const int r = try_insert(h, key, spare);
+      if (r >= 0) {
+        if (spare != 0) slab_->free(spare);  // the key was there: never published
+        return r == 1;
+      }
+      spare = take_node(h);
+    }
+  }
+
+  // 1: inserted; 0: present; -1: no node (try again after take_node()). Uses
+  // `spare` (and zeroes it) when it needs a node and one was taken.
+  int try_insert(Handle& h, uint64_t key, uint64_t& spare) {
     const auto g = guard(h);
     uint64_t fresh = 0;
     for (;;) {
@@ -211,19 +246,16 @@ class LfListHarris {
       const uint64_t right = search(h, key, left);
       if (right != kTail && node(right).key == key) {
         if (fresh != 0) slab_->free(fresh);  // never published
-        return false;
+        return 0;
       }
       if (fresh == 0) {
-        fresh = slab_->alloc(h.cursor_);
-        if (fresh == 0) {
-          throw RuntimeError(fmt::format("{}: all {} slab nodes in use (reclamation held up?)",
-                                         kName, slab_->capacity()));
-        }
+        fresh = spare != 0 ? std::exchange(spare, 0) : slab_->alloc(h.cursor_);
+        if (fresh == 0) return -1;
         b_.put(&node(fresh).key, &key, sizeof key);
       }
       b_.atomic_store(node(fresh).next, link(right));
       uint64_t expected = link(right);
-      if (b_.cas(node(left).next, expected, link(fresh))) return true;
+      if (b_.cas(node(left).next, expected, link(fresh))) return 1;
     }
   }
 

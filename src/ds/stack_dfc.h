@@ -314,9 +314,9 @@ class Dfc {
     const Rec& r = lay_.rec(static_cast<uint64_t>(t), v & dfc::kIndex);
     if (r.sess == dfc::kPending) return {.status = RecoveredOp::kNotApplied, .seq = r.op >> 3};
     return {.status = RecoveredOp::kApplied,
+            .seq = r.op >> 3,
             .ok = (r.op >> 2 & 1) != 0,
-            .response = r.out,
-            .seq = r.op >> 3};
+            .response = r.out};
   }
 
   // Quiescent callers only: E even, every announced operation served by a

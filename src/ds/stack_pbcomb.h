@@ -162,9 +162,9 @@ class StackPbcomb {
     const Entry& e = entry(current(), static_cast<uint32_t>(t));
     if (e.word >> 1 == 0) return {};
     return {.status = RecoveredOp::kApplied,
+            .seq = e.word >> 1,
             .ok = (e.word & 1) != 0,
-            .response = e.out,
-            .seq = e.word >> 1};
+            .response = e.out};
   }
 
   // Quiescent callers only: the pool's bitmap equals the nodes reachable from

@@ -103,13 +103,16 @@ std::vector<const DsEntry*> structures_for(OpSet workload) {
 
 void check_fits(const DsEntry& e, OpSet workload, Mode m) {
   if (!op_set_fits(workload, e.op_set)) {
-    const std::string want =
-        workload == OpSet::kOrderedKv
-            ? "an ordered-kv workload (scanproportion > 0)"
-            : fmt::format("an operationset={} workload", op_set_name(workload));
+    const std::string what =
+        workload == OpSet::kOrderedKv && e.op_set == OpSet::kKv
+            ? fmt::format("{} cannot scan (operation set kv) and the workload has scans "
+                          "(scanproportion > 0)",
+                          e.name)
+            : fmt::format("{} implements operation set {} and cannot run an operationset={} "
+                          "workload",
+                          e.name, op_set_name(e.op_set), op_set_name(workload));
     throw UsageError(fmt::format(
-        "{} implements operation set {} and cannot run {}; structures that can: {}", e.name,
-        op_set_name(e.op_set), want,
+        "{}; structures that can: {}", what,
         structure_names([&](const DsEntry& x) { return op_set_fits(workload, x.op_set); })));
   }
   if (!e.supports(m)) {

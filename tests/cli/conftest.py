@@ -28,7 +28,8 @@ READ_ONLY = ["-p", "readproportion=1", "-p", "updateproportion=0"]
 
 ORDERED = ["skiplist", "btree", "btree-embedded", "bplustree", "rbtree"]
 STRUCTURES = ["arraylist", "linkedlist", "hashtable"] + ORDERED
-ALL_STRUCTURES = STRUCTURES + ["blackhole"]
+INTERNAL = ["ringbuffer-volatile", "lflist-harris"]  # synchronise themselves; volatile modes
+ALL_STRUCTURES = STRUCTURES + INTERNAL + ["blackhole"]
 MODES = ["dram", "pmem-volatile", "pmem-persist", "pmem-trans"]
 
 

@@ -93,7 +93,7 @@ def test_violations_exit_3_only_with_fail_on_violation(pmemids, pool_dir, out_pa
 
 @pytest.mark.parametrize("args, message", [
     (["--ds", "nosuch", "--points", "3"], "unknown data structure 'nosuch'"),
-    (["--ds", "blackhole", "--points", "3"], "choose from: arraylist"),
+    (["--ds", "blackhole", "--points", "3"], "measures the harness"),
     (["--ds", "linkedlist", "--mode", "dram"], "nothing to crash-test"),
     (["--ds", "linkedlist", "--mode", "pmem-volatile"], "nothing to crash-test"),
     (["--ds", "linkedlist", "--mode", "fast"], "unknown mode 'fast'"),

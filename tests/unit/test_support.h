@@ -16,8 +16,10 @@
 #include "ds/bplustree.h"
 #include "ds/btree.h"
 #include "ds/hashtable.h"
+#include "ds/lflist_harris.h"
 #include "ds/linkedlist.h"
 #include "ds/rbtree.h"
+#include "ds/ringbuffer_volatile.h"
 #include "ds/skiplist.h"
 #include "run/context.h"
 

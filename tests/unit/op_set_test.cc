@@ -1,0 +1,229 @@
+// Operation sets: their properties (each set's own keys and proportions), the
+// streams generated for them, how plan_streams splits a run over workers
+// (queue producers and consumers), and the descriptor list's traits and the
+// checks built on them (op set fit, modes, domains, native mode).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "ds/catalog.h"
+#include "errors.h"
+#include "run/registry.h"
+#include "workload/properties.h"
+#include "workload/stream.h"
+
+namespace pmemids {
+namespace {
+
+WorkloadSpec build(std::initializer_list<std::string> kvs) {
+  PropertySet p;
+  for (const auto& kv : kvs) p.set_override(kv);
+  return p.build();
+}
+
+std::string usage_error(std::initializer_list<std::string> kvs) {
+  try {
+    build(kvs);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(OpSetProperties, EachSetHasItsOwnProportions) {
+  const WorkloadSpec set = build(
+      {"operationset=set", "readproportion=0.8", "insertproportion=0.1", "deleteproportion=0.1"});
+  EXPECT_EQ(set.op_set(), OpSet::kSet);
+  EXPECT_EQ(set.keyrange, 1024u);
+  const WorkloadSpec q = build({"operationset=queue"});
+  EXPECT_EQ(q.op_set(), OpSet::kQueue);
+  EXPECT_EQ(q.queueslots, 32768u);
+  EXPECT_EQ(q.slotsize, 4096u);
+  EXPECT_EQ(build({"scanproportion=0.05", "readproportion=0.9"}).op_set(), OpSet::kOrderedKv);
+  EXPECT_EQ(build({}).op_set(), OpSet::kKv);
+}
+
+TEST(OpSetProperties, MisfitsAreUsageErrorsNamingWhatApplies) {
+  EXPECT_NE(usage_error({"operationset=set", "readproportion=0.5"}).find("sum to"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"operationset=queue", "keyrange=64"}).find("applies to operationset set"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"operationset=set", "readproportion=1", "updateproportion=0"})
+                .find("'updateproportion'"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"pushproportion=0.5"}).find("queue, stack"), std::string::npos);
+  EXPECT_NE(usage_error({"operationset=stack", "pushproportion=0.7", "popproportion=0.3",
+                         "pushpoppairs=true"})
+                .find("pushpoppairs"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"operationset=queue", "slotsize=64", "fieldlength=100"}).find("slotsize"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"operationset=heap"}).find("one of kv queue set stack"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"recordcount=0"}).find("recordcount=0"), std::string::npos);
+  EXPECT_EQ(usage_error({"operationset=stack", "recordcount=0"}), "");
+}
+
+TEST(OpSetStreams, SetStreamFillsHalfTheRangeWithDistinctUniformKeys) {
+  const WorkloadSpec s =
+      build({"operationset=set", "keyrange=512", "operationcount=100000", "readproportion=0.6",
+             "insertproportion=0.2", "deleteproportion=0.2"});
+  const Stream a = generate(s, 1), b = generate(s, 2);
+  EXPECT_EQ(a.load_keys, b.load_keys) << "the fill is the run's, not the stream's";
+  EXPECT_EQ(a.load_keys.size(), 256u);
+  const std::set<uint64_t> fill(a.load_keys.begin(), a.load_keys.end());
+  EXPECT_EQ(fill.size(), 256u);
+  EXPECT_GE(*fill.begin(), 1u);
+  EXPECT_LE(*fill.rbegin(), 512u);
+  std::map<OpType, uint64_t> kinds;
+  std::vector<uint64_t> hits(513, 0);
+  for (const Op& op : a.ops) {
+    ++kinds[op.type];
+    ASSERT_GE(op.key, 1u);
+    ASSERT_LE(op.key, 512u);
+    ++hits[op.key];
+  }
+  EXPECT_NEAR(kinds[OpType::kContains] / 1e5, 0.6, 0.01);
+  EXPECT_NEAR(kinds[OpType::kInsert] / 1e5, 0.2, 0.01);
+  EXPECT_NEAR(kinds[OpType::kDelete] / 1e5, 0.2, 0.01);
+  const auto [lo, hi] = std::minmax_element(hits.begin() + 1, hits.end());
+  EXPECT_GT(*lo, 100u);  // uniform: about 195 per key
+  EXPECT_LT(*hi, 300u);
+}
+
+TEST(OpSetStreams, PushesCarryDistinctIdsPerWorker) {
+  const WorkloadSpec s =
+      build({"operationset=queue", "recordcount=10", "operationcount=1000", "fieldlength=32"});
+  const Stream a = generate(s, 1, {500, StreamRole::kMixed, 0});
+  const Stream b = generate(s, 2, {500, StreamRole::kMixed, 1});
+  std::set<uint64_t> ids(a.load_keys.begin(), a.load_keys.end());
+  EXPECT_EQ(ids.size(), 10u);
+  for (const Stream* st : {&a, &b}) {
+    for (const Op& op : st->ops) {
+      if (op.type != OpType::kPush) continue;
+      EXPECT_TRUE(ids.insert(op.key).second) << "id " << op.key << " pushed twice";
+      EXPECT_NE(op.value, nullptr);
+    }
+  }
+  const Stream p = generate(s, 3, {100, StreamRole::kProducer, 2});
+  const Stream c = generate(s, 4, {100, StreamRole::kConsumer, 3});
+  for (const Op& op : p.ops) EXPECT_EQ(op.type, OpType::kPush);
+  for (const Op& op : c.ops) EXPECT_EQ(op.type, OpType::kPop);
+}
+
+TEST(OpSetStreams, PairsAlternatePushAndPop) {
+  const WorkloadSpec s =
+      build({"operationset=stack", "recordcount=0", "operationcount=9", "pushpoppairs=true"});
+  const auto shapes = plan_streams(s, 2, true);
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0].operations + shapes[1].operations, 9u);
+  EXPECT_EQ(shapes[0].operations % 2, 0u);
+  const Stream st = generate(s, 1, shapes[1]);
+  for (size_t i = 0; i < st.ops.size(); ++i) {
+    EXPECT_EQ(st.ops[i].type, i % 2 == 0 ? OpType::kPush : OpType::kPop) << i;
+  }
+  EXPECT_TRUE(st.load_keys.empty());
+}
+
+TEST(PlanStreams, QueueWorkersSplitIntoProducersAndConsumers) {
+  const WorkloadSpec s = build(
+      {"operationset=queue", "operationcount=1000", "pushproportion=0.6", "popproportion=0.4"});
+  const auto four = plan_streams(s, 4, true);
+  ASSERT_EQ(four.size(), 4u);
+  uint64_t pushes = 0, pops = 0;
+  for (const auto& sh : four) {
+    (sh.role == StreamRole::kProducer ? pushes : pops) += sh.operations;
+    EXPECT_NE(sh.role, StreamRole::kMixed);
+  }
+  EXPECT_EQ(pushes, 600u);
+  EXPECT_EQ(pops, 400u);
+  EXPECT_EQ(four[0].role, StreamRole::kProducer);
+  EXPECT_EQ(four[3].role, StreamRole::kConsumer);
+  // One worker does both; explicit roles must add up to the workers.
+  EXPECT_EQ(plan_streams(s, 1, true).at(0).role, StreamRole::kMixed);
+  WorkloadSpec bad = s;
+  bad.producers = 3;
+  bad.consumers = 3;
+  EXPECT_THROW(plan_streams(bad, 4, true), UsageError);
+  WorkloadSpec mixed = s;
+  mixed.producers = 0;
+  mixed.consumers = 0;
+  for (const auto& sh : plan_streams(mixed, 4, true)) EXPECT_EQ(sh.role, StreamRole::kMixed);
+  WorkloadSpec only = s;
+  only.producers = 4;
+  EXPECT_THROW(plan_streams(only, 4, true), UsageError);  // pops but no consumer
+  // Parallel: each worker runs the whole workload on its own instance.
+  for (const auto& sh : plan_streams(s, 3, false)) EXPECT_EQ(sh.operations, 1000u);
+}
+
+// ---- the descriptor list ------------------------------------------------------
+
+TEST(Registry, EveryStructureDeclaresItsTraitsOnce) {
+  std::set<std::string_view> names;
+  size_t n = 0;
+  for_each_structure(Catalog{}, [&]<template <class> class DS>() { ++n; });
+  for (const auto& e : registry()) {
+    EXPECT_TRUE(names.insert(e.name).second) << e.name;
+    EXPECT_FALSE(e.description.empty()) << e.name;
+    for (Mode m : kAllModes) {
+      EXPECT_EQ(e.run[static_cast<int>(m)] != nullptr, e.supports(m)) << e.name;
+      const bool durable = m == Mode::kPersist || m == Mode::kTrans;
+      EXPECT_EQ(e.crash[static_cast<int>(m)] != nullptr, durable && e.supports(m) && !e.harness)
+          << e.name;
+    }
+  }
+  EXPECT_EQ(names.size(), n);
+  EXPECT_TRUE(find_ds("blackhole").harness);
+  EXPECT_EQ(find_ds("lflist-harris").sync, Sync::kInternal);
+  EXPECT_EQ(find_ds("ringbuffer-volatile").op_set, OpSet::kQueue);
+}
+
+TEST(Registry, AllMeansEveryStructureOfTheWorkloadsSet) {
+  const auto names = [](OpSet s) {
+    std::set<std::string_view> out;
+    for (const DsEntry* e : structures_for(s)) out.insert(e->name);
+    return out;
+  };
+  EXPECT_EQ(names(OpSet::kSet), std::set<std::string_view>{"lflist-harris"});
+  EXPECT_EQ(names(OpSet::kQueue), std::set<std::string_view>{"ringbuffer-volatile"});
+  EXPECT_TRUE(names(OpSet::kKv).count("hashtable"));
+  EXPECT_TRUE(names(OpSet::kKv).count("btree"));  // ordered-kv runs kv workloads
+  EXPECT_FALSE(names(OpSet::kOrderedKv).count("hashtable"));
+  EXPECT_FALSE(names(OpSet::kKv).count("blackhole"));
+}
+
+std::string message_of(auto&& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Registry, MisfitsNameTheStructuresThatFit) {
+  const std::string set_on_kv =
+      message_of([] { check_fits(find_ds("hashtable"), OpSet::kSet, Mode::kDram); });
+  EXPECT_NE(set_on_kv.find("structures that can: lflist-harris"), std::string::npos) << set_on_kv;
+  const std::string mode =
+      message_of([] { check_fits(find_ds("lflist-harris"), OpSet::kSet, Mode::kPersist); });
+  EXPECT_NE(mode.find("dram, pmem-volatile"), std::string::npos) << mode;
+  const std::string native =
+      message_of([] { check_thread_mode(find_ds("hashtable"), ThreadMode::kNative); });
+  EXPECT_NE(native.find("ringbuffer-volatile, lflist-harris"), std::string::npos) << native;
+  EXPECT_EQ(message_of([] { check_thread_mode(find_ds("lflist-harris"), ThreadMode::kNative); }),
+            "");
+  DsEntry eadr_only = find_ds("hashtable");
+  eadr_only.domains = DomainSet{Domain::kEadr};
+  const std::string adr =
+      message_of([&] { check_domain(eadr_only, Mode::kPersist, Domain::kAdr, false); });
+  EXPECT_NE(adr.find("only under --domain eadr"), std::string::npos) << adr;
+  EXPECT_NE(adr.find("--unsafe"), std::string::npos) << adr;
+  EXPECT_EQ(message_of([&] { check_domain(eadr_only, Mode::kPersist, Domain::kAdr, true); }), "");
+  EXPECT_EQ(message_of([&] { check_domain(eadr_only, Mode::kDram, Domain::kAdr, false); }), "");
+  EXPECT_EQ(message_of([&] { check_domain(eadr_only, Mode::kTrans, Domain::kEadr, false); }), "");
+}
+
+}  // namespace
+}  // namespace pmemids
