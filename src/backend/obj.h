@@ -318,6 +318,7 @@ class PersistBackendT : public ObjSyncBase<Hook> {
   static constexpr Mode kMode = Mode::kPersist;
   using ObjSyncBase<Hook>::ObjSyncBase;
   using ObjSyncBase<Hook>::pop;
+  using ObjSyncBase<Hook>::flush;  // the concurrent primitive, beside the private one below
   template <class T>
   using Ptr = ObjPtr<T>;
 

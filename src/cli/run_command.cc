@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/lists.h"
@@ -269,6 +271,8 @@ void run(const RunOptions& o) {
                        {"load_factor", o.load_factor},
                        {"node_keys", o.node_keys},
                        {"max_height", o.max_height},
+                       {"oversubscribed", o.threads > static_cast<int>(std::max(
+                                                            1u, std::thread::hardware_concurrency()))},
                        {"wait", o.wait},
                        {"combiner_yield", o.combiner_yield},
                        {"persist_requests", o.persist_requests},

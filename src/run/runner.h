@@ -27,6 +27,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backend/counters.h"
@@ -269,6 +270,36 @@ class WorkerTarget {
   DS* ds_ = nullptr;
 };
 
+// PBcomb's benchmark's local work (the `localwork` property, stacks in native
+// mode): after each operation, 1..n pause instructions, n drawn from a
+// per-worker xorshift generator (no clock, no allocation, no lock).
+template <class T>
+class LocalWork {
+ public:
+  LocalWork(T& t, uint32_t n, uint64_t seed) : t_(t), n_(n), x_(seed | 1) {}
+  bool push(uint64_t id) {
+    const bool r = t_.push(id);
+    spin();
+    return r;
+  }
+  bool pop(uint64_t& id) {
+    const bool r = t_.pop(id);
+    spin();
+    return r;
+  }
+
+ private:
+  void spin() {
+    x_ ^= x_ << 13;
+    x_ ^= x_ >> 7;
+    x_ ^= x_ << 17;
+    for (uint64_t i = 0, k = 1 + x_ % n_; i < k; ++i) __builtin_ia32_pause();
+  }
+  T& t_;
+  uint64_t n_;
+  uint64_t x_;
+};
+
 // Contiguous slice t of n of a feed's operations, and the samples that fall
 // in it, as indices into the slice.
 struct Slice {
@@ -337,6 +368,15 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock&
         targets[t].bind(*inst.ds, t);
       },
       [&](int t, const DriveControl& ctl) {
+        if constexpr (DS<B>::kOpSet == OpSet::kStack && std::is_same_v<Lock, NoLock>) {
+          if (req.spec->localwork > 0) {
+            detail::LocalWork w(targets[t].get(), req.spec->localwork,
+                                req.spec->seed + static_cast<uint64_t>(t));
+            detail::timed_drive<OpSet::kStack>(w, lock, req, slices[t].ops, slices[t].samples,
+                                               ctl, outs[t]);
+            return;
+          }
+        }
         detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), lock, req, slices[t].ops,
                                            slices[t].samples, ctl, outs[t]);
       });
@@ -353,6 +393,11 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock&
 // and loaded by the calling thread (whose memory policy run() has set).
 template <template <class> class DS, class B>
 RepResult run_rep(const RunRequest& req) {
+  if (req.spec->localwork > 0 && req.thread_mode != ThreadMode::kNative) {
+    throw UsageError(
+        "localwork spins between a worker's operations outside any lock: it needs "
+        "--thread-mode native (the combining stacks)");
+  }
   if (req.thread_mode == ThreadMode::kSingle || req.thread_mode == ThreadMode::kParallel) {
     return run_instances<DS, B>(req);
   }
