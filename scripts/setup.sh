@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 PKGS=(build-essential g++-12 cmake ninja-build pkg-config git
       libpmem-dev libpmem2-dev libpmemobj-dev pmdk-tools
       libmemkind-dev libnuma-dev libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
-      libgtest-dev python3-venv clang-format valgrind)
+      libgtest-dev python3-venv clang-format valgrind
+      clang libclang-rt-14-dev)  # libFuzzer for tests/fuzz
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

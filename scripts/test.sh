@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, runs the GoogleTest
 # suites through ctest, the thread-mode suites again under ThreadSanitizer
-# (a race or lock misuse fails the run), then the CLI tests and the report
-# tests through pytest.
+# (a race or lock misuse fails the run), the parsers' fuzz targets for a
+# bounded time (libFuzzer, ASan, UBSan; PMEMIDS_FUZZ_SECONDS each, default 20),
+# every claim file of `pmemids reproduce` validated, then the CLI tests (hostile
+# input, flipped pool bytes and one claim run end to end at the quick scale among
+# them) and the report tests through pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -10,5 +13,19 @@ scripts/build.sh release
 (cd build && ctest --output-on-failure -j2)
 scripts/build.sh tsan pmemids_thread_tests
 PMEM_IS_PMEM_FORCE=1 TSAN_OPTIONS="halt_on_error=1" build-tsan/pmemids_thread_tests --gtest_brief=1
+scripts/build.sh fuzz
+fuzz_work=$(mktemp -d)
+trap 'rm -rf "$fuzz_work"' EXIT
+for target in properties sweep; do
+  # New inputs go to the scratch directory, the repository's corpus is only read.
+  mkdir -p "$fuzz_work/$target"
+  fuzzer=build-fuzz/${target/sweep/sweep_file}_fuzz
+  "$fuzzer" -max_total_time="${PMEMIDS_FUZZ_SECONDS:-20}" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix=build-fuzz/ "$fuzz_work/$target" \
+    "tests/fuzz/corpus/$target" 2>"$fuzz_work/$target.log" ||
+    { tail -n 40 "$fuzz_work/$target.log"; echo "fuzz: $target failed (input kept in build-fuzz/)" >&2; exit 1; }
+  grep -E "^stat::number_of_executed_units" "$fuzz_work/$target.log" | sed "s/^/fuzz $target: /"
+done
+build/pmemids reproduce --check >/dev/null
 PMEMIDS_BIN="$PWD/build/pmemids" .venv/bin/python -m pytest -q tests/cli
 PMEMIDS_BIN="$PWD/build/pmemids" .venv/bin/python -m pytest -q tests/report

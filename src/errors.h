@@ -1,6 +1,8 @@
 // Error types that carry the process exit code the CLI must return.
 //   UsageError   -> exit 2: bad flag, property, file, or a combination that cannot run.
 //   RuntimeError -> exit 1: the run was valid but failed (pool full, PMDK failure).
+// InvariantViolation is what structure checks and checked pointer walks throw:
+// a structure or pool that is not what it must be (a crash image, a corrupt pool).
 // Messages name the offending input and, where there is a fixed set, what is accepted.
 #pragma once
 
@@ -28,6 +30,11 @@ class UsageError : public Error {
 class RuntimeError : public Error {
  public:
   explicit RuntimeError(const std::string& msg) : Error(1, msg) {}
+};
+
+class InvariantViolation : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace pmemids

@@ -2,7 +2,9 @@
 
 Exit 0 with the report written; exit 2 with `pmemids report: error: <file>:<line>:
 <what>` on stderr (no line for file-level problems) for missing files, invalid
-JSON, records without required fields, or bad arguments.
+JSON, records without required fields, or bad arguments, and for an --out or
+--csv that cannot be written (checked before anything is); exit 1 when writing
+fails all the same.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     except ReportError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
+    except report.WriteError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
     print(f"{PROG}: wrote {index}", file=sys.stderr)
     return 0
 

@@ -12,10 +12,10 @@ warnings(records, confs): derived warnings, most important first:
     build type or PMDK version
   - configurations whose coefficient of variation exceeds CV_LIMIT
   - configurations measured once (no spread can be shown)
-  - configurations that were skipped, with their reasons
+  - configurations that were skipped or failed, with their reasons
 
-skipped(records): one entry per skipped record: the configuration summary,
-reason, file and line.
+skipped(records): one entry per skipped or failed record (a sweep's): the
+configuration summary, reason ("failed: <reason>" for failed ones), file and line.
 """
 
 from __future__ import annotations
@@ -105,7 +105,9 @@ def warnings(records: list[Record], confs: pd.DataFrame) -> list[str]:
     skips = skipped(records)
     if skips:
         reasons = Counter(s["reason"] for s in skips)
-        out.append(f"{len(skips)} configurations were skipped: "
+        failed = sum(1 for r in records if r.kind == "failed")
+        what = f"were skipped and {failed} failed" if failed else "were skipped"
+        out.append(f"{len(skips) - failed} configurations {what}: "
                    + "; ".join(f"{reason} ({n})" for reason, n in reasons.most_common()) + ".")
     return out
 
@@ -116,9 +118,10 @@ SKIPPED_FIELDS = ["workload", "ds", "mode", "thread_mode", "threads", "lock", "c
 def skipped(records: list[Record]) -> list[dict]:
     out = []
     for r in records:
-        if r.kind != "skipped":
+        if r.kind not in ("skipped", "failed"):
             continue
         config = r.data["config"]
+        reason = r.data["reason"] if r.kind == "skipped" else f"failed: {r.data['reason']}"
         out.append({"config": ", ".join(f"{k}={config[k]}" for k in SKIPPED_FIELDS if config.get(k) is not None),
-                    "reason": r.data["reason"], "where": f"{r.file}:{r.line}"})
+                    "reason": reason, "where": f"{r.file}:{r.line}"})
     return out

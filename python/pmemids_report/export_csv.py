@@ -2,8 +2,8 @@
 
 Columns, in this order:
   file, line        where the record was read (line is 1-based)
-  kind              run | warmup | aggregate | skipped (see load.py)
-  reason            why a skipped configuration did not run (empty otherwise)
+  kind              run | warmup | aggregate | skipped | failed | verdict (see load.py)
+  reason            why a skipped configuration did not run, or a failed one failed (empty otherwise)
   schema_version
   config.<key>      every config field (nested objects as config.<key>.<subkey>)
   context.<key>     every context field, likewise
@@ -16,6 +16,7 @@ leaves it empty. Lists (e.g. metrics.timeline_ops_per_sec) are JSON text.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -24,7 +25,7 @@ from .load import Record
 
 LEADING = ["file", "line", "kind", "reason", "schema_version"]
 GROUPS = ["config", "context", "metrics"]
-FLAGS = {"warmup", "aggregate", "skipped"} | set(LEADING)  # represented by the leading columns
+FLAGS = {"warmup", "aggregate", "skipped", "failed"} | set(LEADING)  # represented by the leading columns
 
 
 def _flatten(prefix: str, value, out: dict) -> None:
@@ -54,5 +55,11 @@ def table(records: list[Record]) -> pd.DataFrame:
 
 
 def write(records: list[Record], path: Path) -> None:
+    """Whole or not at all: written next to `path`, then renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    table(records).to_csv(path, index=False)
+    temp = path.with_name(f".{path.name}.tmp")
+    try:
+        table(records).to_csv(temp, index=False)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)

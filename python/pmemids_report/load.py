@@ -10,12 +10,17 @@ one record, classified by its top-level flags:
              repetition (the report recomputes statistics from run records)
   skipped    `"skipped": true`: a configuration that could not run; listed with
              its reason, never plotted
+  failed     `"failed": true`: a sweep's record of a configuration whose run failed;
+             listed with its reason, never plotted
+  verdict    a `claim` object: a claim's verdict from `pmemids reproduce`; shown on
+             the reproduction page, never a configuration
 
 Required fields (everything else is optional; unknown top-level keys are ignored):
-  every record      schema_version == 1; config object with string ds and mode
+  every record      schema_version == 1; config object with string ds and mode (not verdicts)
   run, warmup       context object; metrics object with a number ops_per_sec >= 0
   aggregate         metrics object
-  skipped           string reason
+  skipped, failed   string reason
+  verdict           claim object with a string id; string verdict and scale
   when present      config.threads an integer >= 1; config.cpu_node / config.mem_node
                     an integer or null
 
@@ -26,11 +31,13 @@ naming the file (and line).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA_VERSION = 1
-KINDS = ("run", "warmup", "aggregate", "skipped")
+KINDS = ("run", "warmup", "aggregate", "skipped", "failed", "verdict")
+MAX_DEPTH = 64  # nesting of objects and lists in one record; pmemids writes 4
 
 
 class ReportError(Exception):
@@ -93,9 +100,15 @@ def _parse(file: str, line: int, text: str) -> Record:
         return ReportError(file, what, line)
 
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise fail(f"invalid JSON: {e.msg} (column {e.colno})") from e
+    except ValueError as e:
+        raise fail(f"invalid JSON: {e}") from e
+    except RecursionError as e:
+        raise fail(f"invalid JSON: nested more than {MAX_DEPTH} levels deep") from e
+    if _depth(data) > MAX_DEPTH:
+        raise fail(f"invalid JSON: nested more than {MAX_DEPTH} levels deep")
     if not isinstance(data, dict):
         raise fail(f"expected a JSON object, found {type(data).__name__}")
     if "schema_version" not in data:
@@ -103,8 +116,12 @@ def _parse(file: str, line: int, text: str) -> Record:
     if data["schema_version"] != SCHEMA_VERSION:
         raise fail(f"unsupported schema_version {data['schema_version']!r} (this report reads {SCHEMA_VERSION})")
 
+    if "claim" in data:
+        return _verdict(file, line, data, fail)
     if data.get("skipped") is True:
         kind = "skipped"
+    elif data.get("failed") is True:
+        kind = "failed"
     elif data.get("aggregate") is True:
         kind = "aggregate"
     elif data.get("warmup") is True:
@@ -128,13 +145,42 @@ def _parse(file: str, line: int, text: str) -> Record:
         value = metrics.get("ops_per_sec")
         if "ops_per_sec" not in metrics:
             raise fail("missing field 'metrics.ops_per_sec'")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise fail(f"field 'metrics.ops_per_sec' must be a number >= 0, found {value!r}")
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not math.isfinite(value) or value < 0):
+            raise fail(f"field 'metrics.ops_per_sec' must be a finite number >= 0, found {value!r}")
     elif kind == "aggregate":
         _object(data, "metrics", fail)
     elif not isinstance(data.get("reason"), str):
-        raise fail("missing field 'reason' (a string) on a skipped record")
+        raise fail(f"missing field 'reason' (a string) on a {kind} record")
     return Record(file, line, kind, data)
+
+
+def _verdict(file: str, line: int, data: dict, fail) -> Record:
+    claim = _object(data, "claim", fail)
+    if not isinstance(claim.get("id"), str):
+        raise fail("missing field 'claim.id' (a string) on a verdict record")
+    for key in ("verdict", "scale"):
+        if not isinstance(data.get(key), str):
+            raise fail(f"missing field '{key}' (a string) on a verdict record")
+    return Record(file, line, "verdict", data)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"'{name}' is not a number JSON allows")
+
+
+def _depth(value) -> int:
+    """Nesting depth of objects and lists, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list):
+            deepest = max(deepest, d)
+            if d <= MAX_DEPTH:
+                stack.extend((x, d + 1) for x in v)
+    return deepest
 
 
 def _object(data: dict, key: str, fail) -> dict:

@@ -30,16 +30,19 @@ import math
 
 import pandas as pd
 
+from .fields import COSTS
 from .load import Record
 from .style import LOCALITIES, LOCKS, MODES, PERCENTILES, OP_TYPES, STRUCTURES, order_key, workload_label
 
 NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "pool_dir", "pool_size", "workload_files",
-                "ignored_properties", "keep_pool"}
+                "ignored_properties", "keep_pool", "oversubscribed"}
 CONTEXT_IDENTITY = ["hostname", "pmem", "git_revision"]
 DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None,
-            "pin": None, "cpu_node": None, "mem_node": None}
-COSTS = ["persists_per_op", "flushed_lines_per_op", "tx_per_op", "tx_bytes_per_op",
-         "allocs_per_op", "frees_per_op", "translations_per_op"]
+            "pin": None, "cpu_node": None, "mem_node": None,
+            # combining stacks (issue 16): what runs before their knobs existed used
+            "wait": "adaptive", "combiner_yield": False, "persist_requests": "on",
+            "elimination": "on", "recycle": "on", "combining_rounds": 20, "poolnodes": 0,
+            "localwork": 0}
 LATENCIES = [f"latency_{op}_{p}_ns" for op in OP_TYPES for p, _ in PERCENTILES] + \
             [f"latency_{op}_mean_ns" for op in OP_TYPES]
 THREAD_MODES = ["single", "parallel", "concurrent", "native"]

@@ -26,11 +26,13 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <memory>
 #include <unordered_set>
 #include <vector>
 
 #include "backend/backend.h"
 #include "backend/counters.h"
+#include "backend/object_index.h"
 #include "backend/pool.h"
 #include "errors.h"
 
@@ -92,6 +94,7 @@ class ObjBackendBase {
     static_assert(alignof(R) <= 16);
     PMEMoid r = pmemobj_root(pop(), kRootPrefix + sizeof(R));
     if (OID_IS_NULL(r)) throw RuntimeError(fmt::format("pmemobj_root: {}", pmemobj_errormsg()));
+    uuid_lo_ = r.pool_uuid_lo;
     root_base_ = static_cast<char*>(pmemobj_direct(r));
     return reinterpret_cast<R*>(root_base_ + kRootPrefix);
   }
@@ -114,6 +117,42 @@ class ObjBackendBase {
   }
   // Objects freed by leak repair since the pool was opened.
   uint64_t repaired_objects() const { return repaired_; }
+
+  // Checked pointers, for walks over a pool not yet trusted (recover(),
+  // for_each_object(), check()): `p` translated, or nullptr for a null link;
+  // InvariantViolation naming `what` when the link names another pool, lies
+  // outside this one or is misaligned and, once index_objects() has listed the
+  // pool's objects (in the checking child only), when no object of `type` with
+  // at least `bytes` usable bytes starts where it points.
+  template <class T>
+  T* follow(const ObjPtr<T>& p, unsigned type, uint64_t bytes, const char* what) const {
+    if (!p) return nullptr;
+    const PMEMoid o = p.oid();
+    if (o.pool_uuid_lo != uuid_lo_) {
+      throw InvariantViolation(fmt::format("{}: a link names another pool", what));
+    }
+    if (o.off % kObjectAlign != 0 || o.off < kFirstObject || o.off > pool_bytes() ||
+        bytes > pool_bytes() - o.off) {
+      throw InvariantViolation(fmt::format(
+          "{}: a link to {} bytes at offset {:#x} lies outside the pool", what, bytes, o.off));
+    }
+    if (index_ != nullptr) {
+      const ObjectIndex::Object* obj = index_->find(o.off);
+      if (obj == nullptr) {
+        throw InvariantViolation(fmt::format(
+            "{}: a link to offset {:#x}, where no allocated object starts", what, o.off));
+      }
+      if (obj->type != type || obj->size < bytes) {
+        throw InvariantViolation(fmt::format(
+            "{}: a link to an object of type {} and {} bytes, where type {} and {} bytes are "
+            "expected",
+            what, obj->type, obj->size, type, bytes));
+      }
+    }
+    return p.get();
+  }
+  // Lists the pool's objects for follow() (see backend/object_index.h).
+  void index_objects() { index_ = std::make_unique<ObjectIndex>(pop(), pool_bytes()); }
 
  protected:
   // Allocation flags that make objects of `bytes` start on a cache line, so a
@@ -157,8 +196,12 @@ class ObjBackendBase {
   static constexpr size_t kMaxClassedBytes = 4096;
   static constexpr size_t kCompactHeader = 16;
   static constexpr size_t kMaxUnits = (kMaxClassedBytes + kCompactHeader) / kCacheLine + 1;
+  static constexpr uint64_t kObjectAlign = 16;
+  static constexpr uint64_t kFirstObject = 8192;  // after the pool header and descriptor
   ObjPool pool_;
   char* root_base_ = nullptr;
+  uint64_t uuid_lo_ = 0;
+  std::unique_ptr<ObjectIndex> index_;
 
  protected:
   uint64_t repaired_ = 0;

@@ -9,8 +9,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "errors.h"
+#include "util/file_checks.h"
+#include "util/stop_signals.h"
 
 namespace pmemids {
 
@@ -46,44 +49,77 @@ void check_pool_dir(const std::string& dir) {
 
 namespace {
 
-// Reads the signature and layout name of a libpmemobj pool file without mapping
-// it: pmemobj_open would write its runtime state into a pool before it checks the
-// layout, so a refused pool would not stay byte-for-byte intact. In libpmemobj's
-// on-media format (unchanged since PMDK 1.0) the 4 KiB pool header starts with
-// the signature "PMEMOBJ" and the layout name opens the pool descriptor after it.
-void check_layout_before_open(const PoolSpec& spec) {
-  constexpr off_t kLayoutOffset = 4096;
-  const std::string path = spec.path();
+// Whether a pool file is at `path`. A symbolic link counts as what it points
+// to; one that points nowhere, or anything but a regular file, is refused with
+// one message whether the pool is to be created or reopened.
+bool pool_file_exists(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return false;
+    throw UsageError(fmt::format("pool path '{}' cannot be used: {}", path, std::strerror(errno)));
+  }
+  if (S_ISLNK(st.st_mode) && stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    std::error_code ec;
+    const std::string target = std::filesystem::read_symlink(path, ec).string();
+    throw UsageError(fmt::format(
+        "pool path '{}' is a symbolic link to '{}', which cannot be used ({}); remove the link "
+        "or choose another --pool-dir",
+        path, target, std::strerror(err)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw UsageError(
+        fmt::format("pool path '{}' is {}; a pool is a regular file", path, file_kind(st.st_mode)));
+  }
+  return true;
+}
+
+// Reads `n` bytes at `off` of a pool file without mapping it: pmemobj_open
+// writes its runtime state into a pool before it checks it, so a refused pool
+// would not stay byte-for-byte intact.
+bool read_pool_bytes(const std::string& path, void* buf, size_t n, off_t off) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     throw UsageError(fmt::format("cannot read pool '{}': {}", path, std::strerror(errno)));
-  char sig[8] = {};
-  char layout[PMEMOBJ_MAX_LAYOUT] = {};
-  const bool ok = pread(fd, sig, sizeof sig, 0) == sizeof sig &&
-                  pread(fd, layout, sizeof layout, kLayoutOffset) == sizeof layout;
+  const bool ok = pread(fd, buf, n, off) == static_cast<ssize_t>(n);
   close(fd);
-  if (!ok || std::memcmp(sig, "PMEMOBJ", 7) != 0) {
-    throw UsageError(fmt::format("'{}' is not a libpmemobj pool; refusing to use it", path));
-  }
+  return ok;
+}
+
+// In libpmemobj's on-media format (unchanged since PMDK 1.0) the layout name
+// opens the pool descriptor, after the 4 KiB pool header.
+void check_layout(const PoolSpec& spec) {
+  constexpr off_t kLayoutOffset = 4096;
+  char layout[PMEMOBJ_MAX_LAYOUT] = {};
+  read_pool_bytes(spec.path(), layout, sizeof layout, kLayoutOffset);
   layout[sizeof layout - 1] = '\0';
   if (spec.layout() != layout) {
     throw UsageError(
-        fmt::format("pool '{}' holds layout '{}', not '{}' ({}/{}); refusing to use it", path,
-                    layout, spec.layout(), spec.ds, spec.mode));
+        fmt::format("pool '{}' holds layout '{}', not '{}' ({}/{}); refusing to use it",
+                    spec.path(), layout, spec.layout(), spec.ds, spec.mode));
   }
 }
 
 }  // namespace
 
+void check_pool_file(const PoolSpec& spec) {
+  const std::string path = spec.path();
+  if (!pool_file_exists(path)) {
+    throw UsageError(
+        fmt::format("--reopen: pool '{}' does not exist (run once with --keep-pool)", path));
+  }
+  // The pool header starts with the signature "PMEMOBJ".
+  char sig[8] = {};
+  if (!read_pool_bytes(path, sig, sizeof sig, 0) || std::memcmp(sig, "PMEMOBJ", 7) != 0) {
+    throw UsageError(fmt::format("'{}' is not a libpmemobj pool; refusing to use it", path));
+  }
+}
+
 ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
   const std::string path = spec.path();
-  const bool exists = access(path.c_str(), F_OK) == 0;
   if (spec.reopen) {
-    if (!exists) {
-      throw UsageError(
-          fmt::format("--reopen: pool '{}' does not exist (run once with --keep-pool)", path));
-    }
-    check_layout_before_open(spec);
+    check_pool_file(spec);
+    check_layout(spec);
     pop_ = pmemobj_open(path.c_str(), spec.layout().c_str());
     if (pop_ == nullptr) {
       throw RuntimeError(fmt::format("cannot open pool '{}': {}", path, pmemobj_errormsg()));
@@ -92,7 +128,7 @@ ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
     if (stat(path.c_str(), &st) == 0) bytes_ = static_cast<uint64_t>(st.st_size);
     return;
   }
-  if (exists) {
+  if (pool_file_exists(path)) {
     throw UsageError(
         fmt::format("pool '{}' already exists; pass --reopen to run on it, or remove it", path));
   }
@@ -112,7 +148,7 @@ ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
 
 ObjPool::~ObjPool() {
   pmemobj_close(pop_);
-  if (!spec_.keep && !spec_.reopen) unlink(spec_.path().c_str());
+  if (created_ && (!spec_.keep || stop_requested())) unlink(spec_.path().c_str());
 }
 
 KindPool::KindPool(const PoolSpec& spec) {

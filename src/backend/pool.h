@@ -31,8 +31,19 @@ struct PoolSpec {
   std::string layout() const;
 };
 
+// Read-only checks of the file a reopen would open, without mapping it: it
+// exists, is a regular file (a symbolic link to one is accepted), and starts
+// with libpmemobj's signature. UsageError otherwise.
+void check_pool_file(const PoolSpec& spec);
+
 // Checks that dir exists, is a directory and is writable; UsageError otherwise.
 void check_pool_dir(const std::string& dir);
+
+// A pool's size when --pool-size is not given: twice the structure's own
+// estimate of its bytes, plus 64 MiB for libpmemobj's metadata and logs.
+constexpr uint64_t default_pool_bytes(uint64_t structure_bytes) {
+  return structure_bytes * 2 + (uint64_t{64} << 20);
+}
 
 // The embedded default pool directory: DRAM-backed, so PMEM is emulated there.
 inline constexpr const char* kDefaultPoolDir = "/dev/shm/pmemids";
@@ -43,8 +54,10 @@ inline constexpr const char* kDefaultPoolDir = "/dev/shm/pmemids";
 std::string resolve_pool_dir(const std::string& flag);
 
 // An open libpmemobj pool. Closes on destruction; a pool it created is deleted
-// unless spec.keep (also when the run failed); a reopened pool is the user's
-// data and is never deleted.
+// unless spec.keep (also when the run failed), and also with spec.keep when
+// the run was interrupted (SIGINT / SIGTERM); a reopened pool is the user's
+// data and is never deleted. A dangling symbolic link or anything but a
+// regular file at the pool path is refused (UsageError) before any open.
 class ObjPool {
  public:
   explicit ObjPool(const PoolSpec& spec);

@@ -12,5 +12,8 @@ void add_list_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_crash_command(CLI::App& app);
+void add_reproduce_command(CLI::App& app);
+void add_stream_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace pmemids

@@ -14,10 +14,14 @@
 
 #include "cli/commands.h"
 #include "cli/lists.h"
+#include "cli/validators.h"
 #include "errors.h"
 #include "run/context.h"
+#include "run/footprint.h"
 #include "run/registry.h"
 #include "run/result.h"
+#include "util/file_checks.h"
+#include "util/stop_signals.h"
 #include "workload/properties.h"
 #include "workload/stream.h"
 
@@ -57,7 +61,7 @@ std::vector<std::string> default_properties(OpSet s) {
               "updateproportion=0.3",
               "insertproportion=0.4",
               "deleteproportion=0.3",
-              "requestdistribution=uniform"};
+              "requestdistribution=uniform-inserted"};
     case OpSet::kSet:
       return {"operationset=set",   "keyrange=64",          "operationcount=300",
               "readproportion=0.2", "insertproportion=0.4", "deleteproportion=0.4"};
@@ -74,7 +78,7 @@ std::vector<std::string> default_properties(OpSet s) {
 std::vector<Mode> select_modes(const std::string& arg) {
   std::vector<Mode> out;
   if (arg.empty()) return {Mode::kPersist, Mode::kTrans};
-  for (const auto& name : split_list(arg)) {
+  for (const auto& name : split_distinct(arg, "--mode")) {
     if (name == "dram" || name == "pmem-volatile") {
       throw UsageError(fmt::format(
           "--mode {}: nothing to crash-test (it keeps nothing); use pmem-persist or pmem-trans",
@@ -136,7 +140,7 @@ void crash(const CrashCliOptions& o) {
   if (o.all == !o.ds.empty()) throw UsageError("pass either --ds NAME[,NAME...] or --all");
   std::vector<std::string> names;
   if (!o.all) {
-    names = split_list(o.ds);
+    names = split_distinct(o.ds, "--ds");
     for (const auto& n : names) {
       if (find_ds(n).harness) {
         throw UsageError(
@@ -188,6 +192,12 @@ void crash(const CrashCliOptions& o) {
     for (const auto& f : o.workload_files) props.load_file(f);
     for (const auto& kv : o.properties) props.set_override(kv);
     const WorkloadSpec spec = props.build();
+    if (!spec.tracefile.empty()) {
+      throw UsageError(fmt::format(
+          "tracefile={}: crash generates its operations from the workload's seed; traces run "
+          "with pmemids run",
+          spec.tracefile));
+    }
     if (spec.recordcount + spec.operationcount > 200000) {
       throw UsageError(
           "crash runs check every point against a replayed model: keep recordcount + "
@@ -210,12 +220,19 @@ void crash(const CrashCliOptions& o) {
   if (o.threads > 1 && o.model != "power") {
     throw UsageError("--threads > 1 needs --model power (the process model kills one process)");
   }
+  if (!o.out.empty()) check_output_path(o.out, "--out");
 
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
+  for (const auto& [e, m] : pairs) {
+    const WorkloadSpec& spec = specs.at(e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set);
+    check_footprint(crash_footprint(*e, m, spec, o.jobs), pool_dir);
+  }
+  install_stop_signals();
   const PmemProbe probe = probe_pool_dir(pool_dir);
   std::map<OpSet, CrashWorkload> workloads;
   for (const auto& [set, spec] : specs) workloads.emplace(set, crash_workload(spec, o.threads));
+  throw_if_stopped();
 
   WorkDir work(pool_dir);
   CrashOptions copt;
@@ -232,6 +249,7 @@ void crash(const CrashCliOptions& o) {
   bool violation = false;
   for (const auto& [e, m] : pairs) {
     {
+      throw_if_stopped();
       const OpSet set = e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set;
       const WorkloadSpec& spec = specs.at(set);
       const CrashReport r = e->crash[static_cast<int>(m)](copt, workloads.at(set));
@@ -246,6 +264,7 @@ void crash(const CrashCliOptions& o) {
                      {"survive_probability", copt.survive},
                      {"points_requested", o.points},
                      {"seed", o.seed},
+                     {"workload_seed", spec.seed},
                      {"jobs", o.jobs},
                      {"threads", o.threads},
                      {"recovery_points", o.recovery_points},
@@ -291,10 +310,11 @@ void add_crash_command(CLI::App& app) {
   auto o = std::make_shared<CrashCliOptions>();
   CLI::App* sub = app.add_subcommand(
       "crash", "Crash-consistency test: crash structures at persist points, recover, check");
-  sub->add_option("--ds", o->ds, "Structure(s): name or comma-separated names");
+  sub->add_option("--ds", o->ds, "Structure(s): name or comma-separated names")->check(non_empty());
   sub->add_flag("--all", o->all, "Every structure (with every durable mode unless --mode)");
   sub->add_option("--mode", o->mode,
-                  "pmem-persist, pmem-trans, or both comma-separated (default both)");
+                  "pmem-persist, pmem-trans, or both comma-separated (default both)")
+      ->check(non_empty());
   sub->add_option("--points", o->points, "Crash points per (structure, mode) (default 100)");
   sub->add_option("--model", o->model,
                   "power: lose what was not flushed and fenced (default); process: SIGKILL a "
@@ -306,15 +326,19 @@ void add_crash_command(CLI::App& app) {
       ->check(CLI::IsMember({"none", "random"}));
   sub->add_option("--survive-probability", o->survive_probability,
                   "Probability an unpersisted line survives with --survive random (default 0.5)")
-      ->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--seed", o->seed, "Seed for the choice of points and surviving lines");
+      ->check(finite_range(0.0, 1.0));
+  sub->add_option("--seed", o->seed,
+                  "Seed for the choice of points and surviving lines (the workload's is -p seed=)")
+      ->check(seed_value());
   sub->add_option("--jobs", o->jobs,
                   "Crash images checked at once while the run goes on (default 1; more is "
                   "faster on idle cores but the recovery times then include contention)")
       ->check(CLI::Range(1, 64));
   sub->add_option("--pool-dir", o->pool_dir,
-                  "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids); must exist");
-  sub->add_option("--out", o->out, "JSON-lines file to append one record per (structure, mode)");
+                  "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids); must exist")
+      ->check(non_empty());
+  sub->add_option("--out", o->out, "JSON-lines file to append one record per (structure, mode)")
+      ->check(non_empty());
   sub->add_option("--threads", o->threads,
                   "Workers of the multi-thread variant (internal structures): they run one at a "
                   "time, switching at random sync points, so a crash stops the world (default 1: "
@@ -329,7 +353,8 @@ void add_crash_command(CLI::App& app) {
                 "control: violations are expected)");
   sub->add_flag("--fail-on-violation", o->fail_on_violation,
                 "Exit 3 when any crash point failed (for CI)");
-  sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)");
+  sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)")
+      ->check(non_empty());
   sub->add_option("-p", o->properties,
                   "Property override key=value (default: recordcount=100, operationcount=300, "
                   "30% updates, 40% inserts, 30% deletes)");

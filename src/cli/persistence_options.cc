@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "cli/validators.h"
 #include "errors.h"
 
 namespace pmemids {
@@ -43,10 +44,10 @@ void add_persistence_options(CLI::App* sub, PersistenceOptions& o) {
       ->capture_default_str();
   sub->add_option("--pmem-write-ns", o.pmem_write_ns,
                   "What-if media write latency: ns busy-waited per flushed line at each fence")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(finite_range(0.0, 1e6));
   sub->add_option("--pmem-read-ns", o.pmem_read_ns,
                   "What-if media read latency: ns busy-waited per persistent node visited")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(finite_range(0.0, 1e6));
   sub->add_option("--pmem-profile", o.pmem_profile,
                   "Published media latencies to inject (see docs): optane, cxl")
       ->check(CLI::IsMember({"optane", "cxl"}));

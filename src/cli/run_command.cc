@@ -18,31 +18,36 @@
 #include "cli/run_options.h"
 #include "errors.h"
 #include "run/context.h"
+#include "run/footprint.h"
 #include "run/locks.h"
 #include "run/placement.h"
 #include "run/registry.h"
 #include "run/result.h"
+#include "util/file_checks.h"
+#include "util/stop_signals.h"
 #include "workload/properties.h"
+#include "workload/sources.h"
 #include "workload/stream.h"
 
 namespace pmemids {
 namespace {
 
 constexpr uint64_t kSampleSeedSalt = 0x6c6174656e637921ULL;  // "latency!"
+constexpr uint64_t kMaxPoolSize = INT64_MAX;                 // a file size is an off_t
 
 // `all`: every structure of the workload's operation set (harness structures
 // excepted).
 std::vector<const DsEntry*> select_structures(const std::string& arg, OpSet workload) {
   if (arg == "all") return structures_for(workload);
   std::vector<const DsEntry*> out;
-  for (const auto& name : split_list(arg)) out.push_back(&find_ds(name));
+  for (const auto& name : split_distinct(arg, "--ds")) out.push_back(&find_ds(name));
   return out;
 }
 
 std::vector<Mode> select_modes(const std::string& arg) {
   if (arg == "all") return {std::begin(kAllModes), std::end(kAllModes)};
   std::vector<Mode> out;
-  for (const auto& name : split_list(arg)) out.push_back(find_mode(name));
+  for (const auto& name : split_distinct(arg, "--mode")) out.push_back(find_mode(name));
   return out;
 }
 
@@ -60,9 +65,13 @@ uint64_t parse_size(const std::string& s) {
   if (suffix == "K" || suffix == "KiB") mult = uint64_t{1} << 10;
   if (suffix == "M" || suffix == "MiB") mult = uint64_t{1} << 20;
   if (suffix == "G" || suffix == "GiB") mult = uint64_t{1} << 30;
-  if (pos == 0 || mult == 0 || v == 0 || v > (UINT64_MAX / mult)) {
+  if (pos == 0 || mult == 0 || v == 0) {
     throw UsageError(
         fmt::format("--pool-size '{}': expected a positive size such as 512M or 4G", s));
+  }
+  if (v > kMaxPoolSize / mult) {
+    throw UsageError(fmt::format("--pool-size '{}': larger than any file can be ({} bytes at most)",
+                                 s, kMaxPoolSize));
   }
   return v * mult;
 }
@@ -118,17 +127,40 @@ PinPolicy parse_pin(const std::string& s) {
 
 // Thread-mode options that do not fit each other, refused before anything runs.
 void check_thread_options(const RunOptions& o, ThreadMode tm, const std::vector<Mode>& modes) {
-  if (tm == ThreadMode::kSingle && o.threads != 1) {
-    throw UsageError(fmt::format(
-        "--threads {} needs --thread-mode parallel, concurrent or native (single runs one "
-        "thread)",
-        o.threads));
-  }
+  check_thread_count(o.thread_mode, o.threads);
   if (!o.lock.empty()) {
     if (tm != ThreadMode::kConcurrent) {
       throw UsageError(fmt::format("--lock {} applies to --thread-mode concurrent only", o.lock));
     }
     for (Mode m : modes) find_lock(o.lock, m);
+  }
+}
+
+// What the streams hold that the workload's properties did not say: scans from a
+// trace (refused for structures that cannot scan) and key draws folded after
+// bounded redraws (warned: the distribution is not YCSB's there).
+void check_streams(const RunStreams& built,
+                   const std::vector<std::pair<const DsEntry*, Mode>>& pairs) {
+  uint64_t folds = 0, ops = 0;
+  bool scans = false;
+  for (const Stream& st : built.streams) {
+    folds += st.key_folds;
+    ops += st.ops.size();
+    scans |= st.max_scan_len > 0;
+  }
+  for (const auto& [e, m] : pairs) {
+    if (scans && !e->can_scan()) {
+      throw UsageError(
+          fmt::format("{} cannot scan but the trace has scans; structures that can: {}", e->name,
+                      structure_names([](const DsEntry& x) { return x.can_scan(); })));
+    }
+  }
+  if (folds > 0) {
+    fmt::print(stderr,
+               "pmemids: warning: {} of {} key choices gave up redrawing ids not inserted yet and "
+               "were folded onto the inserted ids (recordcount is tiny against the inserts "
+               "expected): the request distribution is not YCSB's here\n",
+               folds, ops);
   }
 }
 
@@ -169,8 +201,28 @@ void run(const RunOptions& o) {
                                               .mem_node = o.mem_node,
                                               .threads = o.threads});
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
+  const std::string out = o.out.empty() ? default_out() : o.out;
+  check_output_path(out, "--out");
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
+  const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
+  // kv: one stream (concurrent: sliced) or one per parallel worker; queue, set
+  // and stack, and native mode: one per worker, as plan_streams splits them.
+  const bool shared = tm == ThreadMode::kConcurrent || tm == ThreadMode::kNative;
+  const bool per_worker = tm == ThreadMode::kParallel || tm == ThreadMode::kNative ||
+                          (shared && spec.operationset != OpSet::kKv);
+  const std::vector<StreamShape> shapes = plan_streams(spec, per_worker ? o.threads : 1, shared);
+  const RunShape shape{.pool_size = pool_size,
+                       .load_factor = o.load_factor,
+                       .node_keys = o.node_keys,
+                       .max_height = o.max_height,
+                       .instances = tm == ThreadMode::kParallel ? o.threads : 1,
+                       .streams = static_cast<int>(shapes.size()),
+                       .workers = o.threads,
+                       .latency_sample = rate,
+                       .reopen = o.reopen};
+  for (const auto& [e, m] : pairs) check_footprint(run_footprint(*e, m, spec, shape), pool_dir);
+  install_stop_signals();
 
   if (!optimized_build()) {
     fmt::print(stderr,
@@ -197,23 +249,22 @@ void run(const RunOptions& o) {
   if (o.cpu_node) run_on_node(*o.cpu_node);
   if (o.mem_node) bind_memory(*o.mem_node);
 
-  const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
-  // kv: one stream (concurrent: sliced) or one per parallel worker; queue, set
-  // and stack, and native mode: one per worker, as plan_streams splits them.
-  const bool shared = tm == ThreadMode::kConcurrent || tm == ThreadMode::kNative;
-  const bool per_worker = tm == ThreadMode::kParallel || tm == ThreadMode::kNative ||
-                          (shared && spec.operationset != OpSet::kKv);
-  const std::vector<StreamShape> shapes = plan_streams(spec, per_worker ? o.threads : 1, shared);
-  fmt::print(stderr, "pmemids: generating {} stream(s) of {} operations in all (seed {})\n",
-             shapes.size(), shared ? spec.operationcount : spec.operationcount * shapes.size(),
-             spec.seed);
-  std::vector<Stream> stream_store;
-  std::vector<uint64_t> stream_seeds;
+  if (spec.tracefile.empty()) {
+    fmt::print(stderr, "pmemids: generating {} stream(s) of {} operations in all (seed {})\n",
+               shapes.size(), shared ? spec.operationcount : spec.operationcount * shapes.size(),
+               spec.seed);
+  } else {
+    fmt::print(stderr, "pmemids: reading {} x (trace {})\n", shapes.size(), spec.tracefile);
+  }
+  const RunStreams built = build_streams(spec, shapes);
+  const std::vector<uint64_t>& stream_seeds = built.seeds;
   std::vector<std::string> stream_roles;
-  stream_store.reserve(shapes.size());
+  for (const StreamShape& sh : shapes) stream_roles.emplace_back(role_name(sh.role));
+  check_streams(built, pairs);
   RunRequest req{.pool_dir = pool_dir,
                  .pool_size = pool_size,
                  .reopen = o.reopen,
+                 .pool_check_timeout_s = o.pool_check_timeout,
                  .load_factor = o.load_factor,
                  .max_height = o.max_height,
                  .node_keys = o.node_keys,
@@ -229,15 +280,12 @@ void run(const RunOptions& o) {
                  .placement = placement,
                  .timing = {.duration = o.duration, .timeline_ms = o.timeline_ms}};
   for (size_t t = 0; t < shapes.size(); ++t) {
-    stream_seeds.push_back(spec.seed + t);
-    stream_roles.emplace_back(role_name(shapes[t].role));
-    stream_store.push_back(generate(spec, stream_seeds.back(), shapes[t]));
+    const Stream& st = built.streams[t];
     req.feeds.push_back(
-        {&stream_store.back(), sample_positions(stream_store.back().ops.size(), rate,
-                                                stream_seeds.back() ^ kSampleSeedSalt)});
+        {&st, sample_positions(st.ops.size(), rate, stream_seeds[t] ^ kSampleSeedSalt)});
   }
   const nlohmann::json context = collect_context(pool_dir, probe);
-  const std::string out = o.out.empty() ? default_out() : o.out;
+  throw_if_stopped();
 
   print_table_header(stdout);
   for (const auto& [e, m] : pairs) {
@@ -245,7 +293,10 @@ void run(const RunOptions& o) {
       req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
       std::vector<double> measured;
       for (int rep = -o.warmup; rep < o.repeat; ++rep) {
+        throw_if_stopped();
         req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
+        // Once: later repetitions reopen what the first one checked and ran on.
+        req.check_reopened = !o.no_pool_check && rep == -o.warmup;
         const RepResult r = e->run[static_cast<int>(m)](req);
         nlohmann::json config = spec.to_json();
         config.update({{"ds", e->name},

@@ -46,7 +46,13 @@ struct RunOptions {
   std::string elimination = "on";
   std::string recycle = "on";
   uint32_t combining_rounds = 20;
+  double pool_check_timeout = 0;  // seconds the check of a reopened pool may take; 0: scaled
+  bool no_pool_check = false;     // reopen without that check (unsafe)
 };
+
+// --threads other than 1 needs --thread-mode parallel or concurrent: a
+// UsageError otherwise (run and stream).
+void check_thread_count(const std::string& thread_mode, int threads);
 
 // Registers every `pmemids run` option on `sub`, writing into `o`. Parsing
 // checks syntax and ranges; combinations are checked when the run starts.

@@ -1,22 +1,27 @@
 // `pmemids sweep FILE`: expand a sweep file (docs/sweeps.md) into `pmemids run`
-// configurations, validate them all, then run each as a child process and
-// append its records to --out, resumably. --dry-run prints the configurations
-// as `pmemids run` command lines on stdout and runs nothing.
+// configurations, validate them all, keep this invocation's part (--shard K/N,
+// --only KEY=V,...; sweep/subset.h), then run each as a child process and append
+// its records to --out, resumably. --dry-run prints the configurations as
+// `pmemids run` command lines on stdout and runs nothing.
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <functional>
+#include <set>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "errors.h"
 #include "sweep/child.h"
 #include "sweep/driver.h"
+#include "sweep/estimate.h"
 #include "sweep/expand.h"
 #include "sweep/resume.h"
 #include "sweep/run_keys.h"
+#include "sweep/subset.h"
 #include "sweep/sweep_file.h"
 #include "sweep/validate.h"
+#include "util/file_checks.h"
 
 namespace pmemids {
 namespace {
@@ -26,49 +31,106 @@ struct SweepOptions {
   std::string out;
   std::string scale = "default";
   std::string pool_dir;
+  std::string shard;              // "K/N", empty: the whole sweep
+  std::vector<std::string> only;  // KEY=V[,V...] terms
   bool dry_run = false;
   bool retry_skipped = false;
+  bool force = false;
 };
 
-std::string default_out(const SweepOptions& o) {
-  const std::string stem = std::filesystem::path(o.file).stem().string();
-  return o.scale == "default" ? fmt::format("results/{}.jsonl", stem)
-                              : fmt::format("results/{}-{}.jsonl", stem, o.scale);
+// A sweep's output may hold many records; reading it to resume stops here.
+constexpr size_t kMaxResultBytes = size_t{4} << 30;
+
+namespace fs = std::filesystem;
+
+std::string default_out(const SweepOptions& o, const sweep::Shard& shard) {
+  std::string stem = fs::path(o.file).stem().string();
+  if (o.scale != "default") stem += "-" + o.scale;
+  if (!o.shard.empty()) stem += fmt::format("-shard{}of{}", shard.index, shard.count);
+  return fmt::format("results/{}.jsonl", stem);
 }
 
-void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Configuration>& configs,
-             const SweepOptions& o, const std::string& out) {
-  for (const auto& c : configs) {
+// "" for the whole sweep, else " (shard K/N, --only ...) of <all>".
+std::string part_text(const SweepOptions& o, size_t all) {
+  std::string what;
+  if (!o.shard.empty()) what += "shard " + o.shard;
+  for (const auto& t : o.only) what += (what.empty() ? "--only " : ", --only ") + t;
+  return what.empty() ? "" : fmt::format(" ({} of {})", what, all);
+}
+
+using ConfigSource = std::function<void(const std::function<void(sweep::Configuration&&)>&)>;
+
+// Prints each configuration as `source` yields it, checked, so a large sweep
+// shows its first lines at once.
+void dry_run(const sweep::SweepSpec& spec, const ConfigSource& source,
+             const sweep::SweepEstimate& est, const SweepOptions& o, const std::string& out,
+             const std::string& part) {
+  std::set<std::string> scanned_dirs;
+  std::vector<std::string> ids;
+  sweep::ConfigurationCheck check(spec);
+  source([&](sweep::Configuration&& c) {
+    check(c, est.configurations);
+    const std::string base = fs::path(sweep::private_pool_dir(c, o.pool_dir)).parent_path();
+    if (scanned_dirs.insert(base).second) sweep::check_pool_dirs(spec, {c}, o.pool_dir);
     const std::string pool_dir = c.option("pool-dir") != nullptr ? "" : o.pool_dir;
     fmt::print("pmemids run {}\n", sweep::shell_join(sweep::run_args(c, spec, pool_dir)));
-  }
+    if (ids.size() % 64 == 0) std::fflush(stdout);
+    ids.push_back(c.id);
+  });
   std::fflush(stdout);
   std::string recorded;
-  if (std::ifstream in(out); in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const sweep::OutputScan scan = sweep::scan_output(ss.str());
+  if (fs::exists(out)) {
+    const sweep::OutputScan scan =
+        sweep::scan_output(read_input_file(out, "--out", kMaxResultBytes));
     size_t n = 0;
-    for (const auto& c : configs) n += sweep::already_recorded(scan, c.id, o.retry_skipped) ? 1 : 0;
+    for (const auto& id : ids) n += sweep::already_recorded(scan, id, o.retry_skipped) ? 1 : 0;
     recorded = fmt::format(", {} already recorded in {}", n, out);
   }
-  fmt::print(stderr, "pmemids: sweep {} (scale {}): {} configurations{}\n", spec.file, spec.scale,
-             configs.size(), recorded);
+  fmt::print(stderr, "pmemids: sweep {} (scale {}): {} configurations{}{} (at least {})\n",
+             spec.file, spec.scale, est.configurations, part, recorded,
+             sweep::format_duration(est.min_seconds));
 }
 
 void sweep_main(const SweepOptions& o) {
   const sweep::RunKeys keys;
   const sweep::SweepSpec spec = sweep::parse_sweep_file(o.file, o.scale, keys);
-  const std::vector<sweep::Configuration> configs = sweep::expand(spec);
-  sweep::validate(spec, configs, keys);
+  const sweep::Shard shard = o.shard.empty() ? sweep::Shard{} : sweep::parse_shard(o.shard);
+  std::vector<sweep::OnlyTerm> only;
+  for (const auto& t : o.only) only.push_back(sweep::parse_only(t));
+  const std::string out = o.out.empty() ? default_out(o, shard) : o.out;
+  check_output_path(out, "--out");
   std::error_code ec;
-  if (!o.pool_dir.empty() && !std::filesystem::is_directory(o.pool_dir, ec)) {
+  if (!o.pool_dir.empty() && !fs::is_directory(o.pool_dir, ec)) {
     throw UsageError(fmt::format("--pool-dir '{}': not an existing directory", o.pool_dir));
   }
-  const std::string out = o.out.empty() ? default_out(o) : o.out;
+  sweep::validate_options(spec, keys);
+  const bool whole = o.shard.empty() && o.only.empty();
+  std::vector<sweep::Configuration> configs;
+  std::string part;
+  sweep::SweepEstimate est;
+  if (whole) {
+    // Counted without keeping the expansion, so an impossible product is refused fast.
+    est = sweep::estimate(spec);
+  } else {
+    // A shard is defined over the whole expansion's config_id order.
+    const std::vector<sweep::Configuration> all = sweep::expand(spec);
+    sweep::validate(spec, all, keys);
+    configs = sweep::subset(all, shard, only);
+    est = sweep::estimate(configs);
+    part = part_text(o, all.size());
+  }
+  sweep::check_estimate(spec, est, o.force);
   if (o.dry_run) {
-    dry_run(spec, configs, o, out);
+    const ConfigSource source = [&](const std::function<void(sweep::Configuration &&)>& each) {
+      if (whole) return sweep::expand_each(spec, each);
+      for (sweep::Configuration c : configs) each(std::move(c));
+    };
+    dry_run(spec, source, est, o, out, part);
     return;
+  }
+  if (whole) {
+    configs = sweep::expand(spec);
+    sweep::validate(spec, configs, keys);
   }
   sweep::install_interrupt_handlers();
   sweep::DriverOptions d;
@@ -87,7 +149,10 @@ void sweep_main(const SweepOptions& o) {
         "again retries them",
         out));
   }
-  if (code != 0) throw Error(code, "interrupted; run the same command again to resume");
+  if (code != 0) {
+    const int sig = sweep::interrupt_signal();
+    throw Error(sig != 0 ? 128 + sig : code, "interrupted; run the same command again to resume");
+  }
 }
 
 }  // namespace
@@ -96,19 +161,32 @@ void add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   CLI::App* sub = app.add_subcommand(
       "sweep", "Run every configuration of a sweep file (TOML), resumably (docs/sweeps.md)");
-  sub->add_option("file", o->file, "Sweep file (TOML)")->required();
+  sub->add_option("file", o->file, "Sweep file (TOML)")->required()->check(non_empty());
   sub->add_option("--out", o->out,
                   "JSON-lines file to append to; records already in it are not run again "
-                  "(default results/<file stem>[-<scale>].jsonl)");
+                  "(default results/<file stem>[-<scale>][-shard<K>of<N>].jsonl)")
+      ->check(non_empty());
   sub->add_option("--scale", o->scale,
                   "default (the file's top level) or the name of one of its [scale.<name>] "
-                  "tables, e.g. paper");
+                  "tables, e.g. paper")
+      ->check(non_empty());
   sub->add_option("--pool-dir", o->pool_dir,
-                  "Pool directory for configurations that set none (default: as pmemids run)");
+                  "Pool directory for configurations that set none (default: as pmemids run)")
+      ->check(non_empty());
+  sub->add_option("--shard", o->shard,
+                  "K/N: run only shard K (0..N-1) of N, e.g. one per machine; configurations are "
+                  "dealt to shards in config_id order (default out "
+                  "results/<file stem>[-<scale>]-shard<K>of<N>.jsonl)");
+  sub->add_option("--only", o->only,
+                  "KEY=V[,V...]: run only configurations whose KEY (option or property) is one "
+                  "of the values (repeatable; all must match)")
+      ->allow_extra_args(false);
   sub->add_flag("--dry-run", o->dry_run,
                 "Print the configurations as pmemids run command lines; run nothing");
   sub->add_flag("--retry-skipped", o->retry_skipped,
                 "Run configurations recorded as skipped again (failed ones always are)");
+  sub->add_flag("--force", o->force,
+                "Run (or list) a sweep whose estimated least time exceeds half a day");
   sub->callback([o] { sweep_main(*o); });
 }
 

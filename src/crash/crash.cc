@@ -1,6 +1,8 @@
 #include "crash/crash.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -153,6 +155,7 @@ bool pmempool_consistent(const std::string& path) {
   const pid_t pid = fork();
   if (pid < 0) return false;
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // a worker killed on its timeout takes this along
     const int null = open("/dev/null", O_WRONLY);
     if (null >= 0) {
       dup2(null, STDOUT_FILENO);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -26,6 +27,7 @@
 #include "crash/models.h"
 #include "crash/turns.h"
 #include "run/execute.h"
+#include "util/stop_signals.h"
 #include "workload/generators.h"
 
 namespace pmemids {
@@ -219,8 +221,8 @@ void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e
       const RecoveredOp rep = ds.recovered(static_cast<int>(t));
       std::string problem;
       if (rep.seq == n && last.pending()) {
-        last.must = rep.status == RecoveredOp::kApplied ? HistoryOp::kApplied
-                                                        : HistoryOp::kNotApplied;
+        last.must =
+            rep.status == RecoveredOp::kApplied ? HistoryOp::kApplied : HistoryOp::kNotApplied;
         last.must_ok = rep.ok;
         last.must_out = rep.response;
       } else if (rep.seq == n) {
@@ -651,7 +653,10 @@ uint64_t count_points(const CrashOptions& opt, const CrashWorkload& w) {
   DS<B> ds(b, w.ds);
   b.hook().arm([](uint64_t) {}, opt.fault, opt.fault_nth);
   std::vector<char> buf(w.ds.value_size + 8);
-  for (const Op& op : w.ops) apply_to_ds(ds, op, buf.data(), w.ds.value_size);
+  for (size_t i = 0; i < w.ops.size(); ++i) {
+    if (i % 256 == 0) throw_if_stopped();
+    apply_to_ds(ds, w.ops[i], buf.data(), w.ds.value_size);
+  }
   if (!w.thread_ops.empty()) {
     if constexpr (DS<B>::kSync == Sync::kInternal) {
       std::vector<HistoryOp> history;
@@ -718,8 +723,10 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
           }
         },
         opt.fault, opt.fault_nth);
-    for (cur = 0; cur < w.ops.size(); ++cur)
+    for (cur = 0; cur < w.ops.size(); ++cur) {
+      if (cur % 256 == 0) throw_if_stopped();
       apply_to_ds(ds, w.ops[cur], buf.data(), w.ds.value_size);
+    }
     if (multi) {
       if constexpr (DS<B>::kSync == Sync::kInternal) run_workers(b, ds, opt, w, history);
     }
@@ -729,6 +736,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
   }
 
   for (uint64_t pt : targets) {
+    throw_if_stopped();
     const int s = slot();
     int ack[2];
     if (pipe2(ack, O_CLOEXEC) != 0) throw RuntimeError("crash: cannot create a pipe");
@@ -754,11 +762,34 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
       _exit(0);
     }
     close(ack[1]);
+    // Acknowledgements until the kill; a workload process silent for the
+    // worker timeout (a loop) is killed, and the point reported.
     uint64_t acked = 0, i;
-    while (read_full(ack[0], &i, sizeof i)) acked = i + 1;
+    bool silent = false;
+    for (pollfd pfd{ack[0], POLLIN, 0};;) {
+      const int ready = poll(&pfd, 1, static_cast<int>(opt.worker_timeout_s * 1000));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) silent = true;
+      if (ready <= 0 || !read_full(ack[0], &i, sizeof i)) break;
+      acked = i + 1;
+    }
     close(ack[0]);
+    if (silent) kill(pid, SIGKILL);
     int status = 0;
-    waitpid(pid, &status, 0);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (silent) {
+      PointResult r;
+      r.point = pt;
+      r.op_index = acked;
+      set_message(r, fmt::format("workload process made no progress for {} s before point {}",
+                                 opt.worker_timeout_s, pt));
+      rep.add(r);
+      std::error_code ec;
+      std::filesystem::remove(pool_spec(opt, DS<B>::kName, B::kMode, s, 0, true, true).path(), ec);
+      --submitted;
+      continue;
+    }
     if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
       PointResult r;
       r.point = pt;

@@ -59,7 +59,8 @@ class ArrayList {
       root_->hdr.check_reopen(o, kName);
     }
     capacity_ = root_->hdr.shape;
-    base_ = root_->slots.get();
+    base_ =
+        b.follow(root_->slots, kTypeArray, bytes_of(capacity_, stride_), "arraylist: the slots");
     if (!b.created()) recover();
   }
 

@@ -170,7 +170,7 @@ class BPlusTree {
   template <class F>
   void for_each_object(F&& visit) const {
     std::vector<Node*> stack, leaves;
-    if (Node* r = root_.ptr().get()) stack.push_back(r);
+    if (Node* r = node(root_.ptr())) stack.push_back(r);
     while (!stack.empty()) {
       Node* x = stack.back();
       stack.pop_back();
@@ -179,21 +179,21 @@ class BPlusTree {
       if (x->leaf) {
         leaves.push_back(x);
         for (uint32_t j = 0; j < n; ++j) {
-          if (const char* v = vals(x)[j].get()) visit(v);
+          if (const char* v = value_object(x, j)) visit(v);
         }
         continue;
       }
       for (uint32_t j = 0; j <= n; ++j) {
-        if (Node* c = kids(x)[j].get()) stack.push_back(c);
+        if (Node* c = node(kids(x)[j])) stack.push_back(c);
       }
     }
     // A leaf a crash left on the chain only (a merge that relinked the chain
     // before the parent dropped it is the reverse case) is still reachable.
     for (Node* l : leaves) {
-      for (Node* x = next(l).get(); x != nullptr && x->leaf && visit(x); x = next(x).get()) {
+      for (Node* x = node(next(l)); x != nullptr && x->leaf && visit(x); x = node(next(x))) {
         const uint32_t n = std::min(x->n, L_.keys);
         for (uint32_t j = 0; j < n; ++j) {
-          if (const char* v = vals(x)[j].get()) visit(v);
+          if (const char* v = value_object(x, j)) visit(v);
         }
       }
     }
@@ -203,7 +203,9 @@ class BPlusTree {
   // nodes and value blocks a crash left allocated but unlinked, or unlinked but
   // not freed.
   void recover() {
-    if (root_.top() == nullptr) throw InvariantViolation(fmt::format("{}: no root node", kName));
+    if (node(root_.ptr()) == nullptr) {
+      throw InvariantViolation(fmt::format("{}: no root node", kName));
+    }
     repair_leaks(b_, *this);
   }
 
@@ -215,10 +217,11 @@ class BPlusTree {
     std::unordered_set<const Node*> seen;
     std::vector<Node*> leaves;
     int leaf_depth = -1;
-    const uint64_t count = check_node(root_.top(), nullptr, nullptr, 0, seen, leaves, leaf_depth);
+    const uint64_t count =
+        check_node(node(root_.ptr()), nullptr, nullptr, 0, seen, leaves, leaf_depth);
     for (size_t j = 0; j < leaves.size(); ++j) {
       Node* expected = j + 1 < leaves.size() ? leaves[j + 1] : nullptr;
-      if (next(leaves[j]).get() != expected) {
+      if (node(next(leaves[j])) != expected) {
         throw InvariantViolation(fmt::format(
             "leaf {} of {}: chain link does not lead to the next leaf", j, leaves.size()));
       }
@@ -256,6 +259,19 @@ class BPlusTree {
     return {reinterpret_cast<char*>(kids(x)), sizeof(NodePtr), sizeof(NodePtr)};
   }
   char* stage() { return reinterpret_cast<char*>(stage_.data()); }
+
+  // Links followed by walks over a pool not trusted yet (B::follow): a node
+  // must be a node object of its kind's size, a value a value slot.
+  Node* node(const NodePtr& p) const {
+    constexpr const char* kWhat = "bplustree: a node link";
+    Node* x = b_.follow(p, kTypeNode, std::min(L_.leaf_bytes, L_.inner_bytes), kWhat);
+    if (x == nullptr) return x;
+    if (x->leaf > 1) throw InvariantViolation(fmt::format("{}: leaf flag {}", kWhat, x->leaf));
+    return b_.follow(p, kTypeNode, x->leaf ? L_.leaf_bytes : L_.inner_bytes, kWhat);
+  }
+  const char* value_object(Node* x, uint32_t i) const {
+    return b_.follow(vals(x)[i], kTypeValue, value_slot(vsize_), "bplustree: a value link");
+  }
 
   // The child whose range [keys[i-1], keys[i]) holds key.
   uint32_t child_index(Node* x, uint64_t key) const {
@@ -453,7 +469,7 @@ class BPlusTree {
     const uint32_t n = x->n;
     check_node_keys(keys(x), n, x->leaf != 0, depth, L_.keys, min_, lo, /*lo_inclusive=*/true, hi);
     for (uint32_t j = 0; x->leaf && j < n; ++j) {
-      if (!vals(x)[j])
+      if (value_object(x, j) == nullptr)
         throw InvariantViolation(fmt::format("key {:#x} has a null value", keys(x)[j]));
     }
     if (x->leaf) {
@@ -465,7 +481,7 @@ class BPlusTree {
     }
     uint64_t count = 0;
     for (uint32_t j = 0; j <= n; ++j) {
-      count += check_node(kids(x)[j].get(), j > 0 ? &keys(x)[j - 1] : lo, j < n ? &keys(x)[j] : hi,
+      count += check_node(node(kids(x)[j]), j > 0 ? &keys(x)[j - 1] : lo, j < n ? &keys(x)[j] : hi,
                           depth + 1, seen, leaves, leaf_depth);
     }
     return count;

@@ -178,7 +178,7 @@ class BTreeImpl {
   template <class F>
   void for_each_object(F&& visit) const {
     std::vector<Node*> stack;
-    if (Node* r = root_.ptr().get()) stack.push_back(r);
+    if (Node* r = node(root_.ptr())) stack.push_back(r);
     while (!stack.empty()) {
       Node* x = stack.back();
       stack.pop_back();
@@ -186,11 +186,11 @@ class BTreeImpl {
       const uint32_t n = std::min(x->n, L_.keys);
       if constexpr (!kEmbedded) {
         for (uint32_t j = 0; j < n; ++j) {
-          if (const char* v = vref(x, j).get()) visit(v);
+          if (const char* v = value_object(x, j)) visit(v);
         }
       }
       for (uint32_t j = 0; !x->leaf && j <= n; ++j) {
-        if (Node* c = kids(x)[j].get()) stack.push_back(c);
+        if (Node* c = node(kids(x)[j])) stack.push_back(c);
       }
     }
   }
@@ -199,7 +199,9 @@ class BTreeImpl {
   // nodes and value blocks a crash left allocated but unlinked, or unlinked but
   // not freed (also a value hidden past a node's count by an interrupted shift).
   void recover() {
-    if (root_.top() == nullptr) throw InvariantViolation(fmt::format("{}: no root node", kName));
+    if (node(root_.ptr()) == nullptr) {
+      throw InvariantViolation(fmt::format("{}: no root node", kName));
+    }
     repair_leaks(b_, *this);
   }
 
@@ -209,7 +211,7 @@ class BTreeImpl {
   uint64_t check() const {
     std::unordered_set<const Node*> seen;
     int leaf_depth = -1;
-    return check_node(root_.top(), nullptr, nullptr, 0, seen, leaf_depth);
+    return check_node(node(root_.ptr()), nullptr, nullptr, 0, seen, leaf_depth);
   }
 
  private:
@@ -238,6 +240,19 @@ class BTreeImpl {
     return {reinterpret_cast<char*>(kids(x)), sizeof(NodePtr), sizeof(NodePtr)};
   }
   char* stage() { return reinterpret_cast<char*>(stage_.data()); }
+
+  // Links followed by walks over a pool not trusted yet (B::follow): a node
+  // must be a node object of its kind's size, a value a value slot.
+  Node* node(const NodePtr& p) const {
+    constexpr const char* kWhat = "btree: a node link";
+    Node* x = b_.follow(p, kTypeNode, node_bytes(true), kWhat);
+    if (x == nullptr || x->leaf == 1) return x;
+    if (x->leaf != 0) throw InvariantViolation(fmt::format("{}: leaf flag {}", kWhat, x->leaf));
+    return b_.follow(p, kTypeNode, node_bytes(false), kWhat);
+  }
+  const char* value_object(Node* x, uint32_t i) const {
+    return b_.follow(vref(x, i), kTypeValue, value_slot(vsize_), "btree: a value link");
+  }
 
   char* value_of(Node* x, uint32_t i) const {
     if constexpr (kEmbedded) {
@@ -499,7 +514,7 @@ class BTreeImpl {
     check_node_keys(keys(x), n, x->leaf != 0, depth, L_.keys, min_, lo, /*lo_inclusive=*/false, hi);
     if constexpr (!kEmbedded) {
       for (uint32_t j = 0; j < n; ++j) {
-        if (!vref(x, j))
+        if (value_object(x, j) == nullptr)
           throw InvariantViolation(fmt::format("key {:#x} has a null value", keys(x)[j]));
       }
     }
@@ -511,7 +526,7 @@ class BTreeImpl {
     }
     uint64_t count = n;
     for (uint32_t j = 0; j <= n; ++j) {
-      count += check_node(kids(x)[j].get(), j > 0 ? &keys(x)[j - 1] : lo, j < n ? &keys(x)[j] : hi,
+      count += check_node(node(kids(x)[j]), j > 0 ? &keys(x)[j - 1] : lo, j < n ? &keys(x)[j] : hi,
                           depth + 1, seen, leaf_depth);
     }
     return count;

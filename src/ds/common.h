@@ -63,6 +63,12 @@ struct DsOptions {
   CombiningOptions combining;  // combining stacks (ds/combining.h)
 };
 
+// count * size, or UINT64_MAX when it overflows: sizes read from a pool that is
+// not trusted yet, for checked pointers (B::follow) to refuse.
+constexpr uint64_t bytes_of(uint64_t count, uint64_t size) {
+  return size != 0 && count > UINT64_MAX / size ? UINT64_MAX : count * size;
+}
+
 // Values are stored in slots of at least 128 bytes, rounded up to cache lines.
 constexpr uint32_t value_slot(uint32_t value_size) {
   return std::max<uint32_t>(128, (value_size + 63) / 64 * 64);
@@ -74,11 +80,6 @@ constexpr uint32_t value_slot(uint32_t value_size) {
 inline char* align_line(char* p) {
   return reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t{63});
 }
-
-class InvariantViolation : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // First words of every structure's root record. `magic` is written last when a
 // structure is created, so a root with magic 0 was never completely initialised.
@@ -93,11 +94,17 @@ struct RootHeader {
   static RootHeader make(const DsOptions& o, uint64_t shape) {
     return {kMagic, o.value_size, shape, static_cast<uint64_t>(o.codec.order)};
   }
-  // Throws UsageError when a reopened pool does not match the workload.
+  // Throws UsageError when a reopened pool does not match the workload, and
+  // InvariantViolation when it holds what no workload can give (a corrupt root).
   void check_reopen(const DsOptions& o, const char* ds) const {
     if (magic != kMagic) {
       throw RuntimeError(
           fmt::format("{}: pool root was never initialised (creation crashed?)", ds));
+    }
+    if (value_size < 1 || value_size > (1 << 20) || key_order > 1) {
+      throw InvariantViolation(fmt::format(
+          "{}: the pool root holds value size {} and key order {}, which no workload gives", ds,
+          value_size, key_order));
     }
     if (value_size != o.value_size) {
       throw UsageError(fmt::format("{}: pool holds {}-byte values but fieldlength is {}", ds,

@@ -75,7 +75,8 @@ class HashTable {
       root_->hdr.check_reopen(o, kName);
     }
     nbuckets_ = root_->hdr.shape;
-    buckets_ = root_->buckets.get();
+    buckets_ = b.follow(root_->buckets, kTypeBuckets, bytes_of(nbuckets_, sizeof(NodePtr)),
+                        "hashtable: the bucket array");
     if (!b.created()) recover();
   }
 
@@ -159,7 +160,7 @@ class HashTable {
     if (buckets_ == nullptr || !visit(buckets_)) return;
     for (uint64_t i = 0; i < nbuckets_; ++i) {
       for (NodePtr p = buckets_[i]; p;) {
-        Node* n = p.get();
+        Node* n = node(p);
         if (n == nullptr || !visit(n)) break;
         p = n->next;
       }
@@ -169,7 +170,9 @@ class HashTable {
   // No DRAM state beyond the bucket array's address; pmem-persist frees a node
   // a crash left allocated but unpublished, or unlinked but not freed.
   void recover() {
-    if (buckets_ == nullptr) throw InvariantViolation("hashtable: the root holds no buckets");
+    if (buckets_ == nullptr || nbuckets_ == 0) {
+      throw InvariantViolation("hashtable: the root holds no buckets");
+    }
     repair_leaks(b_, *this);
   }
 
@@ -179,7 +182,7 @@ class HashTable {
     std::unordered_set<uint64_t> seen;
     for (uint64_t i = 0; i < nbuckets_; ++i) {
       for (NodePtr p = buckets_[i]; p;) {
-        Node* n = p.get();
+        Node* n = node(p);
         if (n == nullptr) throw InvariantViolation(fmt::format("bucket {}: dangling link", i));
         if (bucket(n->key) != i) {
           throw InvariantViolation(
@@ -196,6 +199,11 @@ class HashTable {
   }
 
  private:
+  // A chain link followed by a walk over a pool not trusted yet (B::follow).
+  Node* node(const NodePtr& p) const {
+    return b_.follow(p, kTypeNode, node_bytes_, "hashtable: a chain link");
+  }
+
   // Fibonacci hashing, then a multiply-shift range reduction.
   uint64_t bucket(uint64_t key) const { return mulhi64(key * 0x9e3779b97f4a7c15ULL, nbuckets_); }
   Node* find(uint64_t key) const {

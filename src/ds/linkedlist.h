@@ -145,7 +145,7 @@ class LinkedList {
   template <class F>
   void for_each_object(F&& visit) const {
     for (ElemPtr p = root_->head; p;) {
-      Elem* e = p.get();
+      Elem* e = elem(p);
       if (e == nullptr || !visit(e)) return;
       p = e->next;
     }
@@ -159,7 +159,7 @@ class LinkedList {
     index_.clear();
     ElemPtr prev;
     for (ElemPtr p = root_->head; p;) {
-      Elem* e = p.get();
+      Elem* e = elem(p);
       if (e == nullptr) throw InvariantViolation("recovery: a link does not translate");
       if (!index_.emplace(e->key, Loc{p, prev}).second) {
         throw InvariantViolation(fmt::format("recovery: key {:#x} appears twice", e->key));
@@ -177,7 +177,8 @@ class LinkedList {
     uint64_t n = 0;
     ElemPtr prev;
     for (ElemPtr p = root_->head; p; ++n) {
-      Elem* e = p.get();
+      Elem* e = elem(p);
+      if (e == nullptr) throw InvariantViolation(fmt::format("element {}: dangling link", n));
       auto it = index_.find(e->key);
       if (it == index_.end() || !(it->second.elem == p) || !(it->second.prev == prev)) {
         throw InvariantViolation(
@@ -195,6 +196,11 @@ class LinkedList {
   }
 
  private:
+  // A link followed by a walk over a pool not trusted yet (B::follow).
+  Elem* elem(const ElemPtr& p) const {
+    return b_.follow(p, kTypeElem, elem_bytes_, "linkedlist: a link");
+  }
+
   // The link that points at the element after `prev` (the head when prev is null).
   ElemPtr& link_to(ElemPtr prev) { return prev ? prev.get()->next : root_->head; }
 

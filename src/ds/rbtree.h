@@ -320,7 +320,7 @@ class RBTree {
     while (!stack.empty()) {
       const NodePtr p = stack.back();
       stack.pop_back();
-      Node* raw = p.get();
+      Node* raw = b_.follow(p, kTypeNode, node_bytes_, "rbtree: a child link");
       if (raw == nullptr || !visit(raw)) continue;
       const Hdr* h = hdr(p);
       for (const NodePtr& c : h->child) {
@@ -381,7 +381,7 @@ class RBTree {
   }
 
   const Hdr* translate_checked(NodePtr p, const char* what) const {
-    Node* raw = p.get();
+    Node* raw = b_.follow(p, kTypeNode, node_bytes_, what);
     if (raw == nullptr) throw InvariantViolation(fmt::format("dangling {}", what));
     return reinterpret_cast<const Hdr*>(reinterpret_cast<const char*>(raw) + vslot_);
   }

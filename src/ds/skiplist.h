@@ -107,12 +107,18 @@ class SkipList {
       });
     } else {
       root_->hdr.check_reopen(o, kName);
+      if (root_->hdr.shape < 1 || root_->hdr.shape > kMaxLevels) {
+        throw InvariantViolation(
+            fmt::format("{}: the pool root holds max height {}, outside [1, {}]", kName,
+                        root_->hdr.shape, kMaxLevels));
+      }
       if (root_->hdr.shape != o.max_height) {
         throw UsageError(fmt::format("{}: pool was built with max height {}, options say {}", kName,
                                      root_->hdr.shape, o.max_height));
       }
     }
-    head_ = root_->head.get();
+    head_ = b.follow(root_->head, kTypeHead, bytes_of(max_height_, sizeof(NodePtr)),
+                     "skiplist: the head");
     if (b.created()) {
       top_ = 0;
     } else {
@@ -222,7 +228,7 @@ class SkipList {
     for (uint32_t lvl = 0; lvl < max_height_; ++lvl) {
       const Node* prev = nullptr;
       for (NodePtr p = head_[lvl]; p;) {
-        const Node* n = p.get();
+        const Node* n = node(p);
         if (n == nullptr) {
           throw InvariantViolation(
               fmt::format("level {}: dangling link after {}", lvl, where(prev)));
@@ -278,15 +284,15 @@ class SkipList {
     if (head_ == nullptr || !visit(head_)) return;
     uint64_t count = 0;
     for (NodePtr p = head_[0]; p; ++count) {
-      Node* n = p.get();
+      Node* n = node(p);
       if (n == nullptr || !visit(n)) break;
       p = next_of(n)[0];
     }
     for (uint32_t lvl = 1; lvl < max_height_; ++lvl) {
       uint64_t steps = 0;
       for (NodePtr p = head_[lvl]; p && steps <= count; ++steps) {
-        Node* n = p.get();
-        if (n == nullptr || n->height <= lvl) break;
+        Node* n = node(p);
+        if (n == nullptr || n->height <= lvl || n->height > max_height_) break;
         visit(n);
         p = next_of(n)[lvl];
       }
@@ -320,6 +326,17 @@ class SkipList {
   }
   static std::string where(const Node* n) {
     return n == nullptr ? std::string("the head") : fmt::format("key {:#x}", n->key);
+  }
+
+  // A node reached by a walk over a pool not trusted yet (B::follow): checked
+  // as a node of height 1 (its level-0 link included), then, when its height
+  // is in range, as a node of that height. Callers refuse other heights
+  // before they read links above level 0.
+  Node* node(const NodePtr& p) const {
+    constexpr const char* kWhat = "skiplist: a link";
+    Node* n = b_.follow(p, kTypeNode, node_bytes(1), kWhat);
+    if (n == nullptr || n->height < 1 || n->height > max_height_) return n;
+    return b_.follow(p, kTypeNode, node_bytes(n->height), kWhat);
   }
 
   Node* find(uint64_t key) const {

@@ -27,6 +27,12 @@ class TreeRoot {
       return;
     }
     rec_->hdr.check_reopen(o, name);
+    if (rec_->hdr.shape < 3 || rec_->hdr.shape > 1024) {
+      throw InvariantViolation(
+          fmt::format("{}: the pool root holds {} keys per node, outside [3, "
+                      "1024]",
+                      name, rec_->hdr.shape));
+    }
     keys_ = static_cast<uint32_t>(rec_->hdr.shape);
     if (o.node_keys != 0 && o.node_keys != keys_) {
       throw UsageError(fmt::format("{}: pool was built with {} keys per node, not {}", name, keys_,

@@ -8,7 +8,8 @@
 // sum the workers' published progress, sets the stop flag when `duration` has
 // passed, and is woken as soon as every worker has finished or one failed (the
 // last timeline interval ends there). An exception in any worker stops the others at their next
-// chunk and is rethrown by run_crew after every thread has joined.
+// chunk and is rethrown by run_crew after every thread has joined. SIGINT / SIGTERM
+// (util/stop_signals.h) stop the workers the same way, and run_crew throws Interrupted.
 #pragma once
 
 #include <sched.h>
@@ -25,6 +26,7 @@
 
 #include "run/drive.h"
 #include "run/placement.h"
+#include "util/stop_signals.h"
 
 namespace pmemids {
 
@@ -40,6 +42,9 @@ struct CrewRun {
   std::vector<int> start_cpu;                 // the CPU each worker started on
   std::vector<double> timeline;               // ops/s per interval, all workers
 };
+
+// How often the coordinator looks for a stop signal while workers run.
+inline constexpr std::chrono::milliseconds kStopPoll{50};
 
 template <class Setup, class Work>
 CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Setup&& setup,
@@ -129,14 +134,19 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
     const auto until = std::min(next, deadline);
     bool done;
     {
+      // Woken by the workers; every kStopPoll also to notice SIGINT / SIGTERM,
+      // which a signal handler cannot deliver through the condition variable.
       std::unique_lock g(mu);
       const auto ended = [&] { return finished == n || failed.load(); };
-      if (until == Clock::time_point::max()) {
-        wake.wait(g, ended);
-        done = true;
-      } else {
-        done = wake.wait_until(g, until, ended);
+      for (;;) {
+        const auto slice = std::min(until, Clock::now() + kStopPoll);
+        done = wake.wait_until(g, slice, ended);
+        if (done || slice >= until || stop_requested()) break;
       }
+    }
+    if (stop_requested()) {
+      stop.store(true);
+      break;
     }
     if (!done && until >= deadline) stop.store(true);
     if (timing.timeline_ms > 0) {
@@ -152,6 +162,7 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
   }
   threads.clear();  // joins
   if (error) std::rethrow_exception(error);
+  throw_if_stopped();
 
   Clock::time_point first = slots[0].start, last_end = slots[0].end;
   for (int t = 0; t < n; ++t) {

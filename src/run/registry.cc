@@ -5,6 +5,7 @@
 #include "crash/crash_registry.h"
 #include "ds/catalog.h"
 #include "errors.h"
+#include "run/reopen_check.h"
 
 namespace pmemids {
 namespace {
@@ -14,21 +15,29 @@ constexpr bool fits() {
   return DS<DramBackend>::kModes.has(B::kMode);
 }
 
-// The run and element-size functions of DS in backend B, or null where DS
+// The run and size functions of DS in backend B, or null where DS
 // does not support B's mode (nothing is instantiated then).
 template <template <class> class DS, class B>
 auto run_of() -> RepResult (*)(const RunRequest&) {
   if constexpr (fits<DS, B>()) {
     static_assert(Structure<DS<B>>);
-    return &run_rep<DS, B>;
+    return &run_rep_checked<DS, B>;
   } else {
     return nullptr;
   }
 }
 template <template <class> class DS, class B>
-auto bytes_of() -> uint64_t (*)(uint32_t) {
+auto element_bytes_of() -> uint64_t (*)(uint32_t) {
   if constexpr (fits<DS, B>()) {
     return &DS<B>::element_bytes;
+  } else {
+    return nullptr;
+  }
+}
+template <template <class> class DS, class B>
+auto structure_bytes_of() -> uint64_t (*)(const DsOptions&) {
+  if constexpr (fits<DS, B>()) {
+    return &DS<B>::pool_bytes;
   } else {
     return nullptr;
   }
@@ -45,8 +54,14 @@ DsEntry entry(const std::array<CrashFn, 4>& crash) {
       .modes = D::kModes,
       .domains = D::kDomains,
       .harness = D::kHarness,
-      .element_bytes = {bytes_of<DS, DramBackend>(), bytes_of<DS, VolatileBackend>(),
-                        bytes_of<DS, PersistBackend>(), bytes_of<DS, TransBackend>()},
+      .element_bytes = {element_bytes_of<DS, DramBackend>(),
+                        element_bytes_of<DS, VolatileBackend>(),
+                        element_bytes_of<DS, PersistBackend>(),
+                        element_bytes_of<DS, TransBackend>()},
+      .structure_bytes = {structure_bytes_of<DS, DramBackend>(),
+                          structure_bytes_of<DS, VolatileBackend>(),
+                          structure_bytes_of<DS, PersistBackend>(),
+                          structure_bytes_of<DS, TransBackend>()},
       .run = {run_of<DS, DramBackend>(), run_of<DS, VolatileBackend>(),
               run_of<DS, PersistBackend>(), run_of<DS, TransBackend>()},
       .crash = crash,
@@ -105,12 +120,14 @@ void check_fits(const DsEntry& e, OpSet workload, Mode m) {
   if (!op_set_fits(workload, e.op_set)) {
     const std::string what =
         workload == OpSet::kOrderedKv && e.op_set == OpSet::kKv
-            ? fmt::format("{} cannot scan (operation set kv) and the workload has scans "
-                          "(scanproportion > 0)",
-                          e.name)
-            : fmt::format("{} implements operation set {} and cannot run an operationset={} "
-                          "workload",
-                          e.name, op_set_name(e.op_set), op_set_name(workload));
+            ? fmt::format(
+                  "{} cannot scan (operation set kv) and the workload has scans "
+                  "(scanproportion > 0)",
+                  e.name)
+            : fmt::format(
+                  "{} implements operation set {} and cannot run an operationset={} "
+                  "workload",
+                  e.name, op_set_name(e.op_set), op_set_name(workload));
     throw UsageError(fmt::format(
         "{}; structures that can: {}", what,
         structure_names([&](const DsEntry& x) { return op_set_fits(workload, x.op_set); })));

@@ -29,6 +29,9 @@ struct DsEntry {
   DomainSet domains;
   bool harness;
   std::array<uint64_t (*)(uint32_t), 4> element_bytes;  // indexed by Mode; null: unsupported
+  // The structure's own estimate of its bytes (elements, arrays, allocator
+  // overhead) for these options: what the default pool size is derived from.
+  std::array<uint64_t (*)(const DsOptions&), 4> structure_bytes;  // as element_bytes
   std::array<RepResult (*)(const RunRequest&), 4> run;  // indexed by Mode; null: unsupported
   std::array<CrashFn, 4> crash;  // durable modes it supports (checking backends); else null
 

@@ -6,10 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "errors.h"
 #include "stats/summary.h"
+#include "util/file_checks.h"
 
 namespace pmemids {
 namespace {
@@ -110,11 +110,13 @@ nlohmann::json make_record(const nlohmann::json& context, const nlohmann::json& 
 }
 
 void append_record(const std::string& path, const nlohmann::json& record) {
-  const std::filesystem::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  const std::string line = record.dump() + "\n";
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  create_parent_dirs(path, "result file");
+  // Invalid UTF-8 (an ignored property's value, a file name) becomes U+FFFD:
+  // a record is always valid JSON, and never lost at the end of a run.
+  const std::string line =
+      record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // Non-blocking: a FIFO without a reader is refused (ENXIO) instead of waited on.
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0644);
   if (fd < 0)
     throw UsageError(fmt::format("cannot open result file '{}': {}", path, std::strerror(errno)));
   const ssize_t n = write(fd, line.data(), line.size());

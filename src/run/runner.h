@@ -35,7 +35,9 @@
 #include "ds/common.h"
 #include "run/crew.h"
 #include "run/locks.h"
+#include "util/stop_signals.h"
 #include "workload/properties.h"
+#include "workload/sources.h"
 #include "workload/stream.h"
 
 namespace pmemids {
@@ -53,6 +55,10 @@ struct RunRequest {
   uint64_t pool_size = 0;  // bytes per instance; 0 derives it from the workload
   bool keep_pool = false;
   bool reopen = false;
+  // reopen: check each pool in a child process before opening it (run/reopen_check.h),
+  // for at most this many seconds (0: default_check_timeout of the pool's size).
+  bool check_reopened = true;
+  double pool_check_timeout_s = 0;
   double load_factor = 0.75;
   uint32_t max_height = 16;  // skiplist
   uint32_t node_keys = 0;    // B-tree / B+-tree keys per node; 0 = default
@@ -121,6 +127,7 @@ inline DsOptions ds_options(const RunRequest& req, const Stream& st) {
 template <OpSet S, class T>
 void load_stream(T& t, const Stream& st) {
   for (uint64_t i = 0; i < st.load_keys.size(); ++i) {
+    if (i % 4096 == 0) throw_if_stopped();  // untimed: a long load stops on SIGINT too
     bool ok = true;
     if constexpr (S == OpSet::kKv || S == OpSet::kOrderedKv) {
       t.insert(st.load_keys[i], st.values.get(i));
@@ -138,6 +145,19 @@ void load_stream(T& t, const Stream& st) {
                       i, st.load_keys.size()));
     }
   }
+}
+
+// The pool of `instance` (-1: the only one) of structure DS in backend B.
+template <template <class> class DS, class B>
+PoolSpec pool_spec(const RunRequest& req, const DsOptions& opts, int instance) {
+  return PoolSpec{
+      .dir = req.pool_dir,
+      .ds = DS<B>::kName,
+      .mode = std::string(mode_name(B::kMode)),
+      .instance = instance,
+      .bytes = req.pool_size != 0 ? req.pool_size : default_pool_bytes(DS<B>::pool_bytes(opts)),
+      .reopen = req.reopen,
+      .keep = req.keep_pool};
 }
 
 namespace detail {
@@ -158,16 +178,8 @@ struct Instance {
 
   void build(const RunRequest& req, const Stream& st, int instance) {
     const DsOptions opts = ds_options(req, st);
-    const PoolSpec ps{
-        .dir = req.pool_dir,
-        .ds = DS<B>::kName,
-        .mode = std::string(mode_name(B::kMode)),
-        .instance = instance,
-        .bytes = req.pool_size != 0 ? req.pool_size : DS<B>::pool_bytes(opts) * 2 + (64 << 20),
-        .reopen = req.reopen,
-        .keep = req.keep_pool};
     const auto t0 = Clock::now();
-    backend.emplace(ps);
+    backend.emplace(pool_spec<DS, B>(req, opts, instance));
     const auto t1 = Clock::now();
     ds.emplace(*backend, opts);
     const auto t2 = Clock::now();
@@ -197,9 +209,8 @@ struct WorkerOut {
   LatencySet latency;
 
   // A read copies one value; a scan every value it visits.
-  void prepare(const WorkloadSpec& spec) {
-    const uint32_t scan_max = spec.scanproportion > 0 ? spec.maxscanlength : 1;
-    buf.assign(size_t{spec.fieldlength} * scan_max, 0);
+  void prepare(const WorkloadSpec& spec, const Stream& st) {
+    buf.assign(size_t{spec.fieldlength} * std::max<uint32_t>(st.max_scan_len, 1), 0);
   }
 };
 
@@ -308,8 +319,7 @@ struct Slice {
 };
 
 inline Slice slice(const Feed& f, int t, int n) {
-  const size_t size = f.stream->ops.size();
-  const size_t lo = size * t / n, hi = size * (t + 1) / n;
+  const auto [lo, hi] = worker_slice(f.stream->ops.size(), t, n);
   Slice out{std::span<const Op>(f.stream->ops.data() + lo, hi - lo), {}};
   const auto first = std::lower_bound(f.samples.begin(), f.samples.end(), lo);
   for (auto it = first; it != f.samples.end() && *it < hi; ++it) out.samples.push_back(*it - lo);
@@ -329,7 +339,7 @@ RepResult run_instances(const RunRequest& req) {
   const CrewRun crew = run_crew(
       n, req.placement, req.timing,
       [&](int t) {
-        outs[t].prepare(*req.spec);
+        outs[t].prepare(*req.spec, *req.feeds[t].stream);
         inst[t].build(req, *req.feeds[t].stream, parallel ? t : -1);
         targets[t].bind(*inst[t].ds, 0);
       },
@@ -362,7 +372,7 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock&
   const CrewRun crew = run_crew(
       n, req.placement, req.timing,
       [&](int t) {
-        outs[t].prepare(*req.spec);
+        outs[t].prepare(*req.spec, *req.feeds[per_worker ? t : 0].stream);
         slices[t] =
             per_worker ? detail::slice(req.feeds[t], 0, 1) : detail::slice(req.feeds[0], t, n);
         targets[t].bind(*inst.ds, t);

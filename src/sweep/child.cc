@@ -40,6 +40,7 @@ void install_interrupt_handlers() {
 }
 
 bool interrupt_requested() { return g_signal.load() != 0; }
+int interrupt_signal() { return g_signal.load(); }
 
 std::string reason_from_log(const std::string& log) {
   constexpr std::string_view kError = "pmemids: error: ";

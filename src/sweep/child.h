@@ -18,8 +18,9 @@ namespace pmemids::sweep {
 
 // Installs the SIGINT/SIGTERM handlers (once, before running children).
 void install_interrupt_handlers();
-// Whether SIGINT or SIGTERM has arrived.
+// Whether SIGINT or SIGTERM has arrived, and which (0: none).
 bool interrupt_requested();
+int interrupt_signal();
 
 Outcome run_child(const std::vector<std::string>& args, const std::string& temp);
 

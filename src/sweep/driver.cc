@@ -21,6 +21,7 @@
 #include "errors.h"
 #include "sweep/records.h"
 #include "sweep/resume.h"
+#include "util/file_checks.h"
 
 namespace pmemids::sweep {
 namespace {
@@ -36,12 +37,16 @@ double since(Clock::time_point t0) {
 class OutputFile {
  public:
   explicit OutputFile(const std::string& path) : path_(path) {
-    const fs::path p(path);
-    std::error_code ec;
-    if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    check_output_path(path, "--out");
+    create_parent_dirs(path, "--out");
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0644);
     if (fd_ < 0) {
       throw UsageError(fmt::format("--out '{}': cannot open: {}", path, std::strerror(errno)));
+    }
+    struct stat st {};
+    if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {  // replaced since it was checked
+      close(fd_);
+      throw UsageError(fmt::format("--out '{}' is not a regular file", path));
     }
     if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
@@ -99,7 +104,8 @@ std::string base_pool_dir(const Configuration& c, const std::string& sweep_pool_
   return resolve_pool_dir(sweep_pool_dir);
 }
 
-// Every base pool directory exists (`run`'s default one is created, as `run` does).
+}  // namespace
+
 void check_pool_dirs(const SweepSpec& spec, const std::vector<Configuration>& configs,
                      const std::string& sweep_pool_dir) {
   std::set<std::string> bases;
@@ -114,6 +120,8 @@ void check_pool_dirs(const SweepSpec& spec, const std::vector<Configuration>& co
     }
   }
 }
+
+namespace {
 
 bool keeps_pool(const Configuration& c) {
   const Value* v = c.option("keep-pool");

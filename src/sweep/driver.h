@@ -64,6 +64,11 @@ struct DriverOptions {
 int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
               const Runner& runner, const DriverOptions& options);
 
+// Every base pool directory of `configs` is an existing directory (the
+// default one is created, as `run` does); UsageError naming it otherwise.
+void check_pool_dirs(const SweepSpec& spec, const std::vector<Configuration>& configs,
+                     const std::string& sweep_pool_dir);
+
 // The directory configuration `c` runs its pools in (see above).
 std::string private_pool_dir(const Configuration& c, const std::string& sweep_pool_dir);
 

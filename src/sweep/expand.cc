@@ -151,6 +151,13 @@ std::string config_id(const std::vector<std::string>& canonical_args) {
 }
 
 std::vector<Configuration> expand(const SweepSpec& spec) {
+  std::vector<Configuration> out;
+  expand_each(spec, [&out](Configuration&& c) { out.push_back(std::move(c)); });
+  return out;
+}
+
+void expand_each(const SweepSpec& spec, const std::function<void(Configuration&&)>& each,
+                 bool complete) {
   std::vector<const Entry*> entries;
   for (const auto& e : spec.options) entries.push_back(&e);
   for (const auto& e : spec.properties) entries.push_back(&e);
@@ -170,7 +177,7 @@ std::vector<Configuration> expand(const SweepSpec& spec) {
     if (e->values.size() > 1) swept.push_back(e->key);
   }
 
-  std::vector<Configuration> out;
+  size_t index = 0;
   std::unordered_map<std::string, size_t> ids;
   std::vector<size_t> at(entries.size(), 0);  // odometer: the last entry turns fastest
   for (uint64_t n = 0; n < product; ++n) {
@@ -180,8 +187,10 @@ std::vector<Configuration> expand(const SweepSpec& spec) {
       dest.emplace_back(entries[i]->key, entries[i]->values[at[i]]);
     }
     auto by_key = [](const auto& x, const auto& y) { return x.first < y.first; };
-    std::sort(c.options.begin(), c.options.end(), by_key);
-    std::sort(c.properties.begin(), c.properties.end(), by_key);
+    if (complete) {
+      std::sort(c.options.begin(), c.options.end(), by_key);
+      std::sort(c.properties.begin(), c.properties.end(), by_key);
+    }
     for (size_t i = entries.size(); i-- > 0;) {
       if (++at[i] < entries[i]->values.size()) break;
       at[i] = 0;
@@ -190,7 +199,11 @@ std::vector<Configuration> expand(const SweepSpec& spec) {
                     [&](const Exclude& ex) { return matches(ex, c); })) {
       continue;
     }
-    c.index = out.size();
+    c.index = index++;
+    if (!complete) {
+      each(std::move(c));
+      continue;
+    }
     c.swept = swept;
     c.args = canonical_args(c.options, c.properties);
     c.id = config_id(c.args);
@@ -200,9 +213,8 @@ std::vector<Configuration> expand(const SweepSpec& spec) {
                       "distinct values",
                       spec.file, it->second + 1, c.index + 1, shell_join(c.args)));
     }
-    out.push_back(std::move(c));
+    each(std::move(c));
   }
-  return out;
 }
 
 std::vector<std::string> run_args(const Configuration& c, const SweepSpec& spec,

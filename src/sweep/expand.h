@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,13 @@ inline constexpr uint64_t kMaxConfigurations = 1000000;
 // Every combination not dropped by an exclude, in product order. UsageError when
 // the product exceeds kMaxConfigurations or two configurations get the same id.
 std::vector<Configuration> expand(const SweepSpec& spec);
+
+// The same, one configuration at a time, as they are expanded (for --dry-run
+// to print at once and for estimates, without holding them all). Without
+// `complete`, configurations carry their index and values only (no sorted
+// keys, arguments or id, and ids are not checked): a fast count.
+void expand_each(const SweepSpec& spec, const std::function<void(Configuration&&)>& each,
+                 bool complete = true);
 
 std::string config_id(const std::vector<std::string>& canonical_args);
 

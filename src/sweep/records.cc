@@ -45,7 +45,7 @@ std::string stamp_run_output(const std::string& run_output, const SweepInfo& inf
   std::string out;
   for (size_t j = 0; j < records.size(); ++j) {
     records[j]["sweep"] = sweep_json(info, j, records.size());
-    out += records[j].dump() + "\n";
+    out += records[j].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   return out;
 }
@@ -79,7 +79,7 @@ std::string outcome_record(const std::string& kind, const std::string& reason,
   rec.update(extra);
   rec["config"] = config;
   rec["sweep"] = sweep_json(info, 0, 1);
-  return rec.dump() + "\n";
+  return rec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 void append_whole(int fd, const std::string& data, const std::string& path) {

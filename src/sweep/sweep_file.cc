@@ -6,13 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "errors.h"
 #include "sweep/expand.h"
+#include "util/file_checks.h"
 #include "workload/properties.h"
 
 namespace pmemids::sweep {
@@ -408,15 +407,7 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& name,
 }
 
 SweepSpec parse_sweep_file(const std::string& path, const std::string& scale, const RunKeys& keys) {
-  std::ifstream in(path);
-  std::error_code ec;
-  if (!in || fs::is_directory(path, ec)) {
-    throw UsageError(fmt::format("{}: cannot be read: {}", path,
-                                 fs::exists(path, ec) ? "not a readable file" : "no such file"));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_sweep_text(ss.str(), path, scale, keys);
+  return parse_sweep_text(read_input_file(path, "sweep file"), path, scale, keys);
 }
 
 }  // namespace pmemids::sweep

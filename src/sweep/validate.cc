@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 #include "cli/lists.h"
@@ -15,64 +14,26 @@ namespace pmemids::sweep {
 namespace {
 
 // `run` takes a name, a comma list of names, or `all`.
-void check_names(const std::string& value, void (*find)(std::string_view)) {
+void check_names(const std::string& value, const std::string& flag,
+                 void (*find)(std::string_view)) {
   if (value == "all") return;
-  for (const auto& name : split_list(value)) find(name);
+  for (const auto& name : split_distinct(value, flag)) find(name);
 }
 
 std::string where(const Configuration& c, size_t total) {
   return fmt::format("configuration {} of {} ({})", c.index + 1, total, short_text(c));
 }
 
-// The workload a configuration runs (errors name the sweep file and the
-// configuration).
-WorkloadSpec build_spec(const SweepSpec& spec, const Configuration& c,
-                        const std::vector<std::string>& files, size_t total) {
-  PropertySet props;
-  for (const auto& f : files) {
-    const auto it = spec.workload_paths.find(f);
-    const std::string path = it == spec.workload_paths.end() ? f : it->second;
-    try {
-      props.load_file(path);
-    } catch (const UsageError& err) {
-      throw UsageError(fmt::format(
-          "{}: workload: {} (relative paths are looked up in the current directory, then in "
-          "the sweep file's directory and its parents); accepted: readable property files",
-          spec.file, err.what()));
-    }
-  }
-  try {
-    for (const auto& [k, v] : c.properties) props.set_override(k + "=" + value_text(v));
-    return props.build();
-  } catch (const UsageError& err) {
-    throw UsageError(
-        fmt::format("{}: properties: {} (in {})", spec.file, err.what(), where(c, total)));
-  }
-}
-
-// Every (structure, mode) a configuration names must fit its workload's
-// operation set and support the mode, as `run` checks (`all` is expanded by
-// run itself).
-void check_pairs(const SweepSpec& spec, const Configuration& c, const WorkloadSpec& w,
-                 size_t total) {
-  const Value* ds = c.option("ds");
-  const Value* mode = c.option("mode");
-  const auto* ds_s = ds != nullptr ? std::get_if<std::string>(ds) : nullptr;
-  const auto* mode_s = mode != nullptr ? std::get_if<std::string>(mode) : nullptr;
-  if (ds_s == nullptr || mode_s == nullptr || *ds_s == "all" || *mode_s == "all") return;
-  try {
-    for (const auto& name : split_list(*ds_s)) {
-      for (const auto& m : split_list(*mode_s)) check_fits(find_ds(name), w.op_set(), find_mode(m));
-    }
-  } catch (const UsageError& err) {
-    throw UsageError(fmt::format("{}: {}: {}", spec.file, where(c, total), err.what()));
-  }
-}
-
 }  // namespace
 
 void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
               const RunKeys& keys) {
+  validate_options(spec, keys);
+  ConfigurationCheck check(spec);
+  for (const Configuration& c : configs) check(c, configs.size());
+}
+
+void validate_options(const SweepSpec& spec, const RunKeys& keys) {
   // Each option value alone, so that an error names its key.
   for (const Entry& e : spec.options) {
     const OptionKey* k = keys.find(e.key);
@@ -83,10 +44,10 @@ void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
       try {
         RunKeys::parse(args, false);
         if (e.key == "ds" && std::holds_alternative<std::string>(v)) {
-          check_names(std::get<std::string>(v), [](std::string_view n) { find_ds(n); });
+          check_names(std::get<std::string>(v), "--ds", [](std::string_view n) { find_ds(n); });
         }
         if (e.key == "mode" && std::holds_alternative<std::string>(v)) {
-          check_names(std::get<std::string>(v), [](std::string_view n) { find_mode(n); });
+          check_names(std::get<std::string>(v), "--mode", [](std::string_view n) { find_mode(n); });
         }
       } catch (const UsageError& err) {
         throw UsageError(fmt::format("{}: {}: {}; accepted: {}", spec.file, e.key, err.what(),
@@ -105,27 +66,44 @@ void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
           spec.file, k.name, k.accepted));
     }
   }
-  std::map<std::vector<std::string>, WorkloadSpec> built;  // per workload files and properties
-  for (const Configuration& c : configs) {
-    const std::vector<std::string> args = run_args(c, spec, "");
+}
+
+void ConfigurationCheck::operator()(const Configuration& c, size_t total) {
+  const SweepSpec& spec = spec_;
+  const std::vector<std::string> args = run_args(c, spec, "");
+  try {
+    RunKeys::parse(args, true);
+  } catch (const UsageError& err) {
+    throw UsageError(fmt::format("{}: {}: {}", spec.file, where(c, total), err.what()));
+  }
+  std::vector<std::string> files;
+  if (const Value* w = c.option("workload")) {
+    if (const auto* s = std::get_if<std::string>(w)) files.push_back(*s);
+    if (const auto* l = std::get_if<std::vector<std::string>>(w)) files = *l;
+  }
+  std::vector<std::string> fingerprint = files;
+  fingerprint.push_back("");
+  for (const auto& [k, v] : c.properties) fingerprint.push_back(k + "=" + value_text(v));
+  if (!built_.insert(fingerprint).second) return;
+  PropertySet props;
+  for (const auto& f : files) {
+    const auto it = spec.workload_paths.find(f);
+    const std::string path = it == spec.workload_paths.end() ? f : it->second;
     try {
-      RunKeys::parse(args, true);
+      props.load_file(path);
     } catch (const UsageError& err) {
-      throw UsageError(fmt::format("{}: {}: {}", spec.file, where(c, configs.size()), err.what()));
+      throw UsageError(fmt::format(
+          "{}: workload: {} (relative paths are looked up in the current directory, then in "
+          "the sweep file's directory and its parents); accepted: readable property files",
+          spec.file, err.what()));
     }
-    std::vector<std::string> files;
-    if (const Value* w = c.option("workload")) {
-      if (const auto* s = std::get_if<std::string>(w)) files.push_back(*s);
-      if (const auto* l = std::get_if<std::vector<std::string>>(w)) files = *l;
-    }
-    std::vector<std::string> fingerprint = files;
-    fingerprint.push_back("");
-    for (const auto& [k, v] : c.properties) fingerprint.push_back(k + "=" + value_text(v));
-    auto it = built.find(fingerprint);
-    if (it == built.end()) {
-      it = built.emplace(fingerprint, build_spec(spec, c, files, configs.size())).first;
-    }
-    check_pairs(spec, c, it->second, configs.size());
+  }
+  try {
+    for (const auto& [k, v] : c.properties) props.set_override(k + "=" + value_text(v));
+    props.build();
+  } catch (const UsageError& err) {
+    throw UsageError(
+        fmt::format("{}: properties: {} (in {})", spec.file, err.what(), where(c, total)));
   }
 }
 

@@ -13,6 +13,8 @@
 // Errors: UsageError "<file>: <key>: <what>[; accepted: ...]".
 #pragma once
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "sweep/expand.h"
@@ -23,5 +25,19 @@ namespace pmemids::sweep {
 
 void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
               const RunKeys& keys);
+
+// The same in two steps, for configurations checked as they are expanded
+// (--dry-run): the options alone, then each configuration. `total` is the
+// number of configurations, for messages.
+void validate_options(const SweepSpec& spec, const RunKeys& keys);
+class ConfigurationCheck {
+ public:
+  explicit ConfigurationCheck(const SweepSpec& spec) : spec_(spec) {}
+  void operator()(const Configuration& c, size_t total);
+
+ private:
+  const SweepSpec& spec_;
+  std::set<std::vector<std::string>> built_;  // workload files and properties already checked
+};
 
 }  // namespace pmemids::sweep

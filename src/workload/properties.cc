@@ -5,11 +5,15 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <set>
+#include <sstream>
+#include <string_view>
 
 #include "errors.h"
+#include "util/escape.h"
+#include "util/file_checks.h"
+#include "workload/key_chooser.h"
 
 namespace pmemids {
 namespace {
@@ -53,6 +57,9 @@ const std::set<std::string> kYcsbIgnored = {"workload",
                                             "requestdistribution.skew",
                                             "operationtimeout"};
 
+// A byte order mark some editors put at the start of a UTF-8 file.
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
 // YCSB keys whose only supported value is the one pmemids implements.
 const std::map<std::string, std::string> kYcsbFixed = {
     {"fieldlengthdistribution", "constant"},
@@ -61,8 +68,8 @@ const std::map<std::string, std::string> kYcsbFixed = {
 
 [[noreturn]] void bad(const std::string& key, const std::string& value, const std::string& origin,
                       const std::string& accepted) {
-  throw UsageError(
-      fmt::format("property '{}' = '{}' ({}): expected {}", key, value, origin, accepted));
+  throw UsageError(fmt::format("property '{}' = '{}' ({}): expected {}", escape_control(key),
+                               escape_control(value), origin, accepted));
 }
 
 std::string trim(const std::string& s) {
@@ -145,7 +152,9 @@ const std::map<std::string, Setter>& setters() {
       {"requestdistribution",
        enum_field<Distribution>(&WorkloadSpec::requestdistribution,
                                 {{"uniform", Distribution::kUniform},
+                                 {"uniform-inserted", Distribution::kUniformInserted},
                                  {"zipfian", Distribution::kZipfian},
+                                 {"zipfian-ycsbc", Distribution::kZipfianYcsbc},
                                  {"latest", Distribution::kLatest},
                                  {"hotspot", Distribution::kHotspot},
                                  {"sequential", Distribution::kSequential}})},
@@ -162,7 +171,16 @@ const std::map<std::string, Setter>& setters() {
       {"hotspotdatafraction", fraction_field(&WorkloadSpec::hotspotdatafraction)},
       {"hotspotopnfraction", fraction_field(&WorkloadSpec::hotspotopnfraction)},
       {"readmissrate", fraction_field(&WorkloadSpec::readmissrate)},
-      {"seed", uint_field(&WorkloadSpec::seed, 0, UINT64_MAX)},
+      {"seed",
+       [](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+         s.seed = parse_seed(v, fmt::format("{}: property '{}' =", o, k));
+       }},
+      {"tracefile",
+       [](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+         if (v.empty()) bad(k, v, o, "the path of a trace file (pmemids stream writes one)");
+         s.tracefile = v;
+       }},
+      {"traceload", enum_field<bool>(&WorkloadSpec::traceload, {{"true", true}, {"false", false}})},
       {"operationset", enum_field<OpSet>(&WorkloadSpec::operationset, {{"kv", OpSet::kKv},
                                                                        {"queue", OpSet::kQueue},
                                                                        {"set", OpSet::kSet},
@@ -197,6 +215,8 @@ const std::map<std::string, std::vector<OpSet>>& op_set_keys() {
       {"hotspotdatafraction", {kKv}},
       {"hotspotopnfraction", {kKv}},
       {"readmissrate", {kKv}},
+      {"tracefile", {kKv}},
+      {"traceload", {kKv}},
       {"readproportion", {kKv, kSet}},
       {"insertproportion", {kKv, kSet}},
       {"deleteproportion", {kKv, kSet}},
@@ -265,12 +285,26 @@ void check_proportions(const WorkloadSpec& spec) {
 
 }  // namespace
 
+uint64_t parse_seed(const std::string& text, const std::string& what) {
+  uint64_t out = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size()) {
+    throw UsageError(
+        fmt::format("{} '{}': expected {}", what, escape_control(text), kSeedAccepted));
+  }
+  return out;
+}
+
 const char* distribution_name(Distribution d) {
   switch (d) {
     case Distribution::kUniform:
       return "uniform";
+    case Distribution::kUniformInserted:
+      return "uniform-inserted";
     case Distribution::kZipfian:
       return "zipfian";
+    case Distribution::kZipfianYcsbc:
+      return "zipfian-ycsbc";
     case Distribution::kLatest:
       return "latest";
     case Distribution::kHotspot:
@@ -296,16 +330,21 @@ void PropertySet::put(const std::string& key, const std::string& value, const st
 }
 
 void PropertySet::load_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("workload file '{}' cannot be read", path));
+  load_text(read_input_file(path, "workload file"), path);
+}
+
+void PropertySet::load_text(std::string text, const std::string& path) {
+  if (text.starts_with(kUtf8Bom)) text.erase(0, kUtf8Bom.size());
   files_.push_back(path);
+  std::istringstream in(text);
   std::string line;
   for (int lineno = 1; std::getline(in, line); ++lineno) {
-    const std::string t = trim(line);
+    const std::string t = trim(line);  // also drops the '\r' of a CRLF line end
     if (t.empty() || t[0] == '#' || t[0] == '!') continue;
     const auto sep = t.find_first_of("=:");
     if (sep == std::string::npos || sep == 0) {
-      throw UsageError(fmt::format("{}:{}: expected 'key=value', got '{}'", path, lineno, t));
+      throw UsageError(
+          fmt::format("{}:{}: expected 'key=value', got '{}'", path, lineno, escape_control(t)));
     }
     put(trim(t.substr(0, sep)), trim(t.substr(sep + 1)), fmt::format("{}:{}", path, lineno));
   }
@@ -314,7 +353,7 @@ void PropertySet::load_file(const std::string& path) {
 void PropertySet::set_override(const std::string& key_value) {
   const auto sep = key_value.find('=');
   if (sep == std::string::npos || sep == 0) {
-    throw UsageError(fmt::format("-p '{}': expected key=value", key_value));
+    throw UsageError(fmt::format("-p '{}': expected key=value", escape_control(key_value)));
   }
   put(trim(key_value.substr(0, sep)), trim(key_value.substr(sep + 1)), "-p");
 }
@@ -337,7 +376,7 @@ WorkloadSpec PropertySet::build() const {
       throw UsageError(
           fmt::format("unknown workload property '{}' ({}); pmemids applies: {} "
                       "(and accepts YCSB's other keys as ignored)",
-                      key, e.origin, known));
+                      escape_control(key), e.origin, known));
     }
   }
   for (const auto& [key, e] : entries_) {
@@ -354,6 +393,11 @@ WorkloadSpec PropertySet::build() const {
                     key, e.origin, sets, op_set_name(spec.operationset)));
   }
   check_proportions(spec);
+  if (spec.traceload && spec.tracefile.empty()) {
+    throw UsageError(
+        "traceload=true loads the keys of a trace: it needs tracefile=PATH (pmemids stream "
+        "writes one)");
+  }
   constexpr uint64_t kMaxScanBytes = uint64_t{1} << 30;
   if (spec.scanproportion > 0 && uint64_t{spec.fieldlength} * spec.maxscanlength > kMaxScanBytes) {
     throw UsageError(
@@ -394,6 +438,9 @@ nlohmann::json WorkloadSpec::to_json() const {
       {"poolnodes", poolnodes},
       {"localwork", localwork},
       {"slotsize", slotsize},
+      {"tracefile", tracefile.empty() ? nlohmann::json() : nlohmann::json(tracefile)},
+      {"traceload", traceload},
+      {"request_generator", tracefile.empty() ? generator_name(requestdistribution) : "trace"},
       {"workload_files", files},
       {"ignored_properties", ignored},
   };

@@ -37,7 +37,15 @@
 
 namespace pmemids {
 
-enum class Distribution { kUniform, kZipfian, kLatest, kHotspot, kSequential };
+enum class Distribution {
+  kUniform,
+  kUniformInserted,
+  kZipfian,
+  kZipfianYcsbc,
+  kLatest,
+  kHotspot,
+  kSequential
+};
 enum class InsertOrder { kHashed, kOrdered };
 
 struct WorkloadSpec {
@@ -75,19 +83,27 @@ struct WorkloadSpec {
   OpSet op_set() const {
     return operationset == OpSet::kKv && scanproportion > 0 ? OpSet::kOrderedKv : operationset;
   }
+  std::string tracefile;   // run phase from this trace instead of generated (workload/trace.h)
+  bool traceload = false;  // with tracefile: load the keys the trace uses, not recordcount ids
 
   std::vector<std::string> files;              // property files, in order
   std::map<std::string, std::string> ignored;  // YCSB keys accepted but not applied
 
-  // Every property with its effective value, keyed by property name, plus
-  // "workload_files" and "ignored_properties".
+  // Every property with its effective value, keyed by property name (tracefile
+  // null when none), plus "request_generator" (the key chooser that ran:
+  // generator_name() in workload/key_chooser.h, or "trace"), "workload_files"
+  // and "ignored_properties".
   nlohmann::json to_json() const;
 };
 
 class PropertySet {
  public:
-  // Reads a property file; UsageError on a missing file or a malformed line.
+  // Reads a property file (a regular file of at most 1 MiB; a leading UTF-8
+  // byte order mark and CRLF line ends are accepted); UsageError on a missing
+  // or unreadable file, anything but a regular file, or a malformed line.
   void load_file(const std::string& path);
+  // The same for a file's content; `name` stands for the file in messages.
+  void load_text(std::string text, const std::string& name);
   // Applies one "key=value" override given on the command line.
   void set_override(const std::string& key_value);
   // Validates and converts everything given so far.
@@ -106,6 +122,12 @@ class PropertySet {
   std::map<std::string, Entry> entries_;
   std::vector<std::string> files_;
 };
+
+// The one seed rule of every command (-p seed=, crash --seed): an integer in
+// [0, 2^64 - 1], written in decimal. Throws UsageError "<what> '<text>':
+// expected <kSeedAccepted>" otherwise.
+inline constexpr const char* kSeedAccepted = "an integer in [0, 18446744073709551615]";
+uint64_t parse_seed(const std::string& text, const std::string& what);
 
 const char* distribution_name(Distribution d);
 const char* insert_order_name(InsertOrder o);

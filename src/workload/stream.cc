@@ -2,10 +2,11 @@
 
 #include <unistd.h>
 
-#include <memory>
+#include <algorithm>
 
 #include "errors.h"
 #include "workload/generators.h"
+#include "workload/key_chooser.h"
 
 namespace pmemids {
 
@@ -22,67 +23,23 @@ ValuePool::ValuePool(uint32_t fieldlength, uint64_t seed, size_t count)
   for (auto& b : bytes_) b = static_cast<char>('!' + rng.below(94));  // printable, like YCSB
 }
 
-namespace {
+double physical_memory_bytes() {
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
 
-// Chooses the record id an existing-key operation targets, among the
-// `inserted` ids so far.
-class KeyChooser {
- public:
-  static constexpr int kMaxRedraws = 64;
-
-  KeyChooser(const WorkloadSpec& s, uint64_t expected_ids) : s_(s) {
-    const double theta = s.zipfianconstant;
-    if (s.requestdistribution == Distribution::kZipfian) {
-      zipf_ = std::make_unique<Zipfian>(expected_ids, theta);
-    } else if (s.requestdistribution == Distribution::kLatest) {
-      zipf_ = std::make_unique<Zipfian>(s.recordcount, theta);
-    }
-  }
-
-  uint64_t next(Rng& rng, uint64_t inserted) {
-    switch (s_.requestdistribution) {
-      case Distribution::kUniform:
-        return rng.below(inserted);
-      case Distribution::kZipfian:
-        // Scrambled zipfian (YCSB's "zipfian"): ranks over the expected id count
-        // are hashed across the id space; ids not inserted yet are redrawn, as
-        // YCSB does. When few ids exist yet (tiny recordcount, many inserts)
-        // redraws could go on for ever, so after kMaxRedraws the hashed rank
-        // is folded onto the ids that exist.
-        for (int tries = 0;; ++tries) {
-          const uint64_t h = fnv1a64(zipf_->next(rng));
-          if (tries == kMaxRedraws) return h % inserted;
-          if (h % zipf_->items() < inserted) return h % zipf_->items();
-        }
-      case Distribution::kLatest:
-        return inserted - 1 - zipf_->next(rng, inserted);
-      case Distribution::kHotspot: {
-        const auto hot =
-            static_cast<uint64_t>(static_cast<double>(inserted) * s_.hotspotdatafraction);
-        if (hot > 0 && (hot == inserted || rng.uniform01() < s_.hotspotopnfraction)) {
-          return rng.below(hot);
-        }
-        return hot + rng.below(inserted - hot);
-      }
-      case Distribution::kSequential:
-        return sequential_++ % inserted;
-    }
-    return 0;
-  }
-
- private:
-  const WorkloadSpec& s_;
-  std::unique_ptr<Zipfian> zipf_;
-  uint64_t sequential_ = 0;
-};
-
-}  // namespace
+Stream stream_base(const WorkloadSpec& spec, uint64_t stream_seed, bool load) {
+  Stream st{.codec = KeyCodec{spec.insertorder},
+            .values = ValuePool(spec.fieldlength, stream_seed ^ 0x5eed5eed5eed5eedULL)};
+  if (!load) return st;
+  st.load_keys.reserve(spec.recordcount);
+  for (uint64_t id = 0; id < spec.recordcount; ++id) st.load_keys.push_back(st.codec.encode(id));
+  return st;
+}
 
 void check_stream_memory(uint64_t keys, uint64_t ops) {
   const double need =
       static_cast<double>(keys) * sizeof(uint64_t) + static_cast<double>(ops) * sizeof(Op);
-  const double have =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  const double have = physical_memory_bytes();
   if (need > have / 2) {
     throw UsageError(
         fmt::format("{} load keys and {} operations need {:.1f} GiB for the pre-generated keys "
@@ -97,12 +54,8 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
     return generate(spec, stream_seed, StreamShape{.operations = spec.operationcount});
   }
   check_stream_memory(spec.recordcount, spec.operationcount);
-  Stream st{.codec = KeyCodec{spec.insertorder},
-            .values = ValuePool(spec.fieldlength, stream_seed ^ 0x5eed5eed5eed5eedULL)};
+  Stream st = stream_base(spec, stream_seed);
   Rng rng(stream_seed);
-
-  st.load_keys.reserve(spec.recordcount);
-  for (uint64_t id = 0; id < spec.recordcount; ++id) st.load_keys.push_back(st.codec.encode(id));
 
   constexpr int kKvTypes = 6;  // read .. delete, in OpType order
   const double cut[kKvTypes] = {
@@ -113,9 +66,7 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
       1.0 - spec.deleteproportion,
       1.0,
   };
-  const auto expected_inserts =
-      static_cast<uint64_t>(static_cast<double>(spec.operationcount) * spec.insertproportion * 2.0);
-  KeyChooser chooser(spec, spec.recordcount + expected_inserts);
+  KeyChooser chooser(spec);
 
   uint64_t inserted = spec.recordcount;
   st.ops.reserve(spec.operationcount);
@@ -140,6 +91,7 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
       case OpType::kScan:
         op.key = st.codec.encode(chooser.next(rng, inserted));
         op.scan_len = static_cast<uint32_t>(1 + rng.below(spec.maxscanlength));
+        st.max_scan_len = std::max(st.max_scan_len, op.scan_len);
         break;
       case OpType::kUpdate:
       case OpType::kReadModifyWrite:
@@ -157,6 +109,7 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
     st.ops.push_back(op);
   }
   st.records_max = inserted;
+  st.key_folds = chooser.folds();
   return st;
 }
 

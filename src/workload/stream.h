@@ -64,11 +64,22 @@ struct Stream {
   std::vector<Op> ops;              // operationcount operations
   uint64_t records_max = 0;         // record ids ever inserted: recordcount + inserts in ops
   uint64_t read_misses = 0;         // reads aimed at never-inserted keys
+  uint32_t max_scan_len = 0;        // the longest scan in ops (0: no scans)
+  uint64_t key_folds = 0;           // key draws folded after bounded redraws (KeyChooser)
 };
+
+// The machine's physical memory; streams and traces refuse to take over half.
+double physical_memory_bytes();
+
+// A stream with spec's key codec, the values drawn from stream_seed and, with
+// `load`, the load phase's recordcount keys (ids 0 .. recordcount - 1); no
+// operations.
+Stream stream_base(const WorkloadSpec& spec, uint64_t stream_seed, bool load = true);
 
 // Deterministic in (spec, stream_seed); `stream_seed` lets threads draw
 // independent streams from one recorded spec.seed. One stream of
-// operationcount operations, role kMixed, worker 0.
+// operationcount operations, role kMixed, worker 0. Ignores spec.tracefile
+// (workload/sources.h builds a run's streams from either).
 Stream generate(const WorkloadSpec& spec, uint64_t stream_seed);
 
 // Which operations a queue stream holds: both, only pushes, only pops.

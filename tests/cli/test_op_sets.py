@@ -135,7 +135,7 @@ def test_crash_refuses_volatile_and_harness_structures(pmemids, pool_dir):
 
 def test_crash_inside_recovery_is_taken_and_reported(pmemids, pool_dir, tmp_path):
     out = tmp_path / "c.jsonl"
-    r = pmemids("crash", "--ds", "linkedlist", "--mode", "pmem-persist", "--points", "30",
+    r = pmemids("crash", "--ds", "linkedlist", "--mode", "pmem-persist", "--points", "10",
                 "--recovery-points", "2", "--pool-dir", str(pool_dir), "--out", str(out),
                 "-p", "recordcount=20", "-p", "operationcount=40")
     assert r.returncode == 0, r.describe()

@@ -26,12 +26,13 @@ READ = WORKLOADS / "pmemids-read"
 
 # Shipped files: configurations per scale.
 SHIPPED = {
-    "fig3-single-thread.toml": {"default": 56, "paper": 56},
-    "fig5-btree-embedded.toml": {"default": 16, "paper": 16},
-    "fig6-parallel.toml": {"default": 112, "paper": 280},
-    "fig7-concurrent.toml": {"default": 56, "paper": 56},
-    "fig8-locks.toml": {"default": 8, "paper": 20},
-    "fig9-numa.toml": {"default": 112, "paper": 112},
+    "fig3-single-thread.toml": {"default": 56, "quick": 56, "paper": 56},
+    "fig5-btree-embedded.toml": {"default": 16, "quick": 16, "paper": 16},
+    "fig6-parallel.toml": {"default": 112, "quick": 112, "paper": 280},
+    "fig7-concurrent.toml": {"default": 56, "quick": 56, "paper": 56},
+    "fig8-locks.toml": {"default": 8, "quick": 8, "paper": 20},
+    "fig9-numa.toml": {"default": 112, "quick": 112, "paper": 112},
+    "seed003-readmissrate.toml": {"default": 8, "quick": 8, "paper": 8},
 }
 
 
@@ -99,7 +100,7 @@ def test_dry_run_lists_run_command_lines(pmemids, tmp_path):
     assert not (tmp_path / "results").exists() and not pmemids.out.exists()
 
 
-@pytest.mark.parametrize("scale", ["default", "paper"])
+@pytest.mark.parametrize("scale", ["default", "quick", "paper"])
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_sweep_files_expand(pmemids, name, scale):
     # Run from a directory outside the repository: workload paths are found from the file.
@@ -113,6 +114,8 @@ def test_shipped_sweep_files_expand(pmemids, name, scale):
     if scale == "paper":
         assert all("recordcount=1000000" in l and "operationcount=1000000" in l for l in lines)
         assert all("--repeat 10" in l for l in lines)
+    if scale == "quick":  # pmemids reproduce --scale quick: about a minute per claim
+        assert all("recordcount=20000 " in l + " " for l in lines)
 
 
 def test_every_shipped_file_is_tested():
@@ -247,7 +250,7 @@ def test_sigterm_stops_without_recording_the_interrupted_run(pmemids, tmp_path):
     recs = read_records(pmemids.out)
     if len(recs) == 6:
         pytest.skip("the sweep finished before SIGTERM arrived")
-    assert p.returncode == 130, err
+    assert p.returncode == 143, err  # 128 + SIGTERM
     assert "interrupted; run the same command again to resume" in err
     assert not any(rec.get("failed") for rec in recs)
     expect_clean_lines(pmemids.out)
@@ -358,10 +361,10 @@ def test_bad_file_is_exit_2_naming_file_and_key(pmemids, tmp_path, case):
 def test_missing_file_is_exit_2(pmemids, tmp_path):
     r = sweep(pmemids, tmp_path / "nope.toml", "--dry-run")
     assert r.returncode == 2, r.describe()
-    assert f"{tmp_path / 'nope.toml'}: cannot be read: no such file" in r.stderr
+    assert f"sweep file '{tmp_path / 'nope.toml'}' cannot be read: No such file" in r.stderr
 
 
 def test_unknown_scale_is_exit_2(pmemids):
     r = pmemids("sweep", SWEEPS / "fig3-single-thread.toml", "--scale", "huge", "--dry-run")
     assert r.returncode == 2, r.describe()
-    assert "scale: no [scale.huge]" in r.stderr and "accepted: default, paper" in r.stderr
+    assert "scale: no [scale.huge]" in r.stderr and "accepted: default, quick, paper" in r.stderr

@@ -50,7 +50,7 @@ def test_bad_json_names_file_and_line(tmp_path, capsys):
     (lambda r: r["config"].pop("ds"), "missing field 'config.ds'"),
     (lambda r: r.pop("config"), "missing field 'config'"),
     (lambda r: r["metrics"].pop("ops_per_sec"), "missing field 'metrics.ops_per_sec'"),
-    (lambda r: r["metrics"].update(ops_per_sec="fast"), "field 'metrics.ops_per_sec' must be a number"),
+    (lambda r: r["metrics"].update(ops_per_sec="fast"), "field 'metrics.ops_per_sec' must be a finite number"),
     (lambda r: r.pop("context"), "missing field 'context'"),
     (lambda r: r.pop("schema_version"), "missing field 'schema_version'"),
     (lambda r: r.update(schema_version=2), "unsupported schema_version 2"),
@@ -127,3 +127,29 @@ def test_seeds_are_listed_not_identity(tmp_path):
     records = read_records([str(p)])
     confs = stats.configurations(stats.runs(records), records)
     assert len(confs) == 1 and confs.iloc[0]["seeds"] == [1, 7]
+
+
+def _failed(line: str) -> str:
+    """A sweep's record of a configuration whose run failed: no context, no metrics."""
+    r = json.loads(line)
+    return json.dumps({"schema_version": 1, "failed": True, "reason": "pool full", "exit_code": 1,
+                       "config": r["config"], "sweep": {"config_id": "00", "record": 0, "records": 1}})
+
+
+def test_failed_sweep_records_are_listed_not_measured(tmp_path, capsys):
+    p = write(tmp_path, GOOD + [_failed(GOOD[0])])
+    records = read_records([str(p)])
+    assert [r.kind for r in records][-1] == "failed"
+    assert len(stats.runs(records)) == len(GOOD)
+    code, err = run_main(capsys, p, "--out", tmp_path / "out")
+    assert code == 0, err
+    html = (tmp_path / "out" / "index.html").read_text()
+    assert "pool full" in html
+
+
+def test_failed_record_needs_a_reason(tmp_path, capsys):
+    bad = json.loads(_failed(GOOD[0]))
+    bad.pop("reason")
+    p = write(tmp_path, GOOD[:1] + [json.dumps(bad)])
+    code, err = run_main(capsys, p, "--out", tmp_path / "out")
+    assert code == 2 and f"{p}:2: missing field 'reason'" in err

@@ -80,7 +80,7 @@ TYPED_TEST(ConcurrentTest, EveryFittingLockKeepsTheStructureConsistent) {
     for (uint64_t i = 0; i < st.load_keys.size(); ++i) ds.insert(st.load_keys[i], st.values.get(i));
 
     std::vector<detail::WorkerOut> outs(kThreads);
-    for (auto& o : outs) o.prepare(spec);
+    for (auto& o : outs) o.prepare(spec, st);
     DramLockSlot dram;
     with_lock(kind, b, dram, [&](auto& lock) {
       const Placement unpinned{.thread_cpus = std::vector<std::vector<int>>(kThreads)};

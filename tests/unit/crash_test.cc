@@ -25,7 +25,7 @@ struct Fixture {
   static WorkloadSpec make(uint64_t records, uint64_t ops) {
     PropertySet p;
     for (const char* kv : {"readproportion=0", "updateproportion=0.3", "insertproportion=0.4",
-                           "deleteproportion=0.3", "requestdistribution=uniform"}) {
+                           "deleteproportion=0.3", "requestdistribution=uniform-inserted"}) {
       p.set_override(kv);
     }
     p.set_override(fmt::format("recordcount={}", records));

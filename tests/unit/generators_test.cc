@@ -80,13 +80,51 @@ TEST(GeneratorsTest, ZipfianRankFrequencyMatchesTheory) {
   }
 }
 
-TEST(GeneratorsTest, ZipfianGrowsIncrementallyLikeFreshOne) {
+// As YCSB's nextLong(itemcount): zeta extended term by term (so equal to a
+// fresh generator's), eta left at the construction's item count.
+TEST(GeneratorsTest, ZipfianGrowsZetaIncrementallyAndKeepsEta) {
   Zipfian grown(100, 0.99);
   Rng r1(2), r2(2);
   grown.next(r1, 5000);
   Zipfian fresh(5000, 0.99);
   fresh.next(r2);
-  for (int i = 0; i < 1000; ++i) ASSERT_EQ(grown.next(r1), fresh.next(r2));
+  EXPECT_EQ(grown.zetan(), fresh.zetan());
+  EXPECT_EQ(grown.items(), 100u);
+  bool differs = false;
+  for (int i = 0; i < 10000; ++i) {
+    const uint64_t g = grown.next(r1, 5000), f = fresh.next(r2);
+    if (f < 2) {
+      ASSERT_EQ(g, f);  // ranks 0 and 1 depend on zeta only
+    }
+    differs |= g != f;
+  }
+  EXPECT_TRUE(differs);  // the rest on eta, which differs
+}
+
+// Euler-Maclaurin against the direct sum, and against YCSB's precomputed
+// zeta(10^10) for 0.99 (its ZETAN, summed term by term in doubles).
+TEST(GeneratorsTest, FastZetaMatchesTheSum) {
+  for (double theta : {0.2, 0.5, 0.8, 0.99, 0.999}) {
+    for (uint64_t n : {uint64_t{1}, uint64_t{999}, uint64_t{1001}, uint64_t{2000000}}) {
+      const double direct = Zipfian::zeta(0, n, theta, 0.0);
+      EXPECT_NEAR(Zipfian::zeta_fast(n, theta), direct, direct * 1e-11) << theta << " " << n;
+    }
+  }
+  EXPECT_NEAR(Zipfian::zeta_fast(10000000000ULL, 0.99), 26.46902820178302, 26.47 * 1e-9);
+}
+
+// FNV-1a of eight zero bytes is 0xa8c7f832281a39c5 (the FNV definition);
+// Java's Math.abs of it read as a signed long is its two's complement.
+TEST(GeneratorsTest, FnvHashesAreYcsbs) {
+  EXPECT_EQ(fnv1a64(0), 0xa8c7f832281a39c5ULL);
+  EXPECT_EQ(ycsb_fnvhash64(0), 0x573807cdd7e5c63bULL);
+  EXPECT_EQ(fnv1a64(42), 0xff3add6b3789daefULL);
+  EXPECT_EQ(ycsb_fnvhash64(42), 0x00c52294c8762511ULL);
+  for (uint64_t x = 0; x < 1000; ++x) {
+    const uint64_t h = fnv1a64(x);
+    ASSERT_EQ(ycsb_fnvhash64(x), h >> 63 ? ~h + 1 : h);
+    ASSERT_EQ(ycsb_fnvhash64(x) >> 63, 0u);
+  }
 }
 
 TEST(GeneratorsTest, ZetaIsTheHarmonicSum) {

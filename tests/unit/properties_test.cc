@@ -125,6 +125,32 @@ TEST(PropertiesTest, BadValuesAreNamedWithWhatIsAccepted) {
   EXPECT_NE(usage_error({"seed=-1"}).find("seed"), std::string::npos);
 }
 
+TEST(PropertiesTest, DistributionsAndTracesAreParsedAndRecorded) {
+  const std::pair<const char*, Distribution> names[] = {
+      {"uniform", Distribution::kUniform},
+      {"uniform-inserted", Distribution::kUniformInserted},
+      {"zipfian", Distribution::kZipfian},
+      {"zipfian-ycsbc", Distribution::kZipfianYcsbc},
+      {"latest", Distribution::kLatest},
+      {"hotspot", Distribution::kHotspot},
+      {"sequential", Distribution::kSequential}};
+  for (const auto& [name, d] : names) {
+    const WorkloadSpec s = build({std::string("requestdistribution=") + name});
+    EXPECT_EQ(s.requestdistribution, d) << name;
+    EXPECT_EQ(s.to_json()["requestdistribution"], name);
+  }
+  const WorkloadSpec t = build({"tracefile=/tmp/t.csv", "traceload=true"});
+  EXPECT_EQ(t.tracefile, "/tmp/t.csv");
+  EXPECT_TRUE(t.traceload);
+  EXPECT_EQ(t.to_json()["tracefile"], "/tmp/t.csv");
+  EXPECT_TRUE(build({}).to_json()["tracefile"].is_null());
+  EXPECT_EQ(build({}).to_json()["traceload"], false);
+  EXPECT_NE(usage_error({"traceload=yes"}).find("one of true false"), std::string::npos);
+  EXPECT_NE(usage_error({"tracefile="}).find("the path of a trace file"), std::string::npos);
+  EXPECT_NE(usage_error({"traceload=true"}).find("needs tracefile=PATH"), std::string::npos);
+  EXPECT_NE(usage_error({"requestdistribution=zipf"}).find("zipfian-ycsbc"), std::string::npos);
+}
+
 TEST(PropertiesTest, ScanBufferBeyondOneGiBIsRefusedNamingBothKeys) {
   const std::string msg =
       usage_error({"readproportion=0.5", "updateproportion=0", "scanproportion=0.5",

@@ -411,7 +411,8 @@ TEST(SweepErrors, TomlSyntaxNamesLineAndColumn) {
 TEST(SweepErrors, MissingFile) {
   const std::string msg =
       usage_error([] { parse_sweep_file("/no/such/sweep.toml", "default", keys()); });
-  EXPECT_NE(msg.find("/no/such/sweep.toml: cannot be read: no such file"), std::string::npos)
+  EXPECT_NE(msg.find("sweep file '/no/such/sweep.toml' cannot be read: No such file"),
+            std::string::npos)
       << msg;
 }
 

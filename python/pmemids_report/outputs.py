@@ -1,0 +1,86 @@
+"""Checking the report's outputs before anything is written.
+
+`--out` must be a directory, or absent with a parent in which it can be
+created; `--csv` a regular file, or absent likewise. A path that is a file
+where a directory is needed (or the reverse), a device such as /dev/full, a
+FIFO, or a location on a read-only file system or without permission is
+refused with ReportError naming the option, before figures/ is created.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from .load import ReportError
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a regular file"
+
+
+def _creatable(option: str, path: Path) -> None:
+    """`path` is absent: its nearest existing ancestor must be a writable directory."""
+    missing, parent = path, path.parent
+    while True:
+        try:
+            st = os.stat(parent)
+        except (FileNotFoundError, NotADirectoryError):
+            missing, parent = parent, parent.parent
+            continue
+        except OSError as e:
+            raise ReportError(f"{option} {path}", f"'{parent}' cannot be used: {e.strerror}") from e
+        if not stat.S_ISDIR(st.st_mode):
+            raise ReportError(f"{option} {path}", f"'{parent}' is {_kind(st.st_mode)}, not a directory")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            reason = os.strerror(errno.EROFS if _read_only(parent) else errno.EACCES)
+            raise ReportError(f"{option} {path}", f"cannot create '{missing.name}' in '{parent}': {reason}")
+        return
+
+
+def _read_only(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _writable(option: str, path: Path) -> None:
+    if not os.access(path, os.W_OK | (os.X_OK if path.is_dir() else 0)):
+        reason = os.strerror(errno.EROFS if _read_only(path) else errno.EACCES)
+        raise ReportError(f"{option} {path}", f"cannot be written: {reason}")
+
+
+def check(out_dir: Path, csv_path: Path | None) -> None:
+    try:
+        st = os.stat(out_dir)
+    except (FileNotFoundError, NotADirectoryError):
+        _creatable("--out", out_dir)
+    else:
+        if not stat.S_ISDIR(st.st_mode):
+            raise ReportError(f"--out {out_dir}", f"is {_kind(st.st_mode)}; accepted: a directory "
+                              "(created if missing)")
+        _writable("--out", out_dir)
+    if csv_path is None:
+        return
+    try:
+        st = os.stat(csv_path)
+    except (FileNotFoundError, NotADirectoryError):
+        _creatable("--csv", csv_path)
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            raise ReportError(f"--csv {csv_path}", f"is {_kind(st.st_mode)}; accepted: a regular "
+                              "file (created or replaced)")
+        _writable("--csv", csv_path)

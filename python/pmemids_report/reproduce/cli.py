@@ -1,0 +1,317 @@
+"""`pmemids reproduce`: the claims of the seed papers as runnable checks (docs/reproduce.md).
+
+    pmemids reproduce --list                        one line per claim
+    pmemids reproduce --check [ID...]               every claim file validates, its sweeps expand
+    pmemids reproduce ID [ID...] [--scale S] [--out DIR]
+    pmemids reproduce --all [--scale S] [--out DIR]
+    pmemids reproduce ID... --from FILE|DIR         evaluate existing records (merged shards), run nothing
+
+Running a claim: for each of its sweeps, `pmemids sweep FILE --scale S --out
+DIR/S/<sweep name>.jsonl [--only ...]` (resumable by the sweep's own resume: a second
+invocation runs only what is missing), then the checks over those records; the
+verdict is printed and appended to DIR/S/verdicts.jsonl. At the end the report of
+DIR/S (figures and the reproduction page) is written to DIR/S/report/.
+
+Exit codes: 0 every asked claim got a verdict (whatever it is); 2 bad arguments, a claim
+file that does not validate (--check: any), or a sweep that refuses its file; 1 a
+runtime failure (the binary or a sweep could not run); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .. import load
+from . import claims as claims_mod
+from . import rows as rows_mod
+from . import verdict as verdict_mod
+from .claims import SCALES, Claim, ClaimError, Needs
+from .evaluate import EvaluationError, matches
+from .machine import Machine
+
+PROG = "pmemids reproduce"
+REPO = Path(__file__).resolve().parents[3]
+
+
+class UsageError(Exception):
+    pass
+
+
+class Interrupted(Exception):
+    pass
+
+
+def claims_dir() -> Path:
+    source = os.environ.get("PMEMIDS_SOURCE_DIR")
+    return Path(source) / "reproduce" if source else REPO / "reproduce"
+
+
+def binary() -> str:
+    return os.environ.get("PMEMIDS_BIN") or str(REPO / "build" / "pmemids")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Run the seed papers' claims and decide each with a verdict.")
+    p.add_argument("ids", nargs="*", metavar="ID", help="claim ids (see --list) or claim files")
+    p.add_argument("--list", action="store_true", help="one line per claim, then exit")
+    p.add_argument("--check", action="store_true",
+                   help="validate claim files: schema, predicates, metrics, sweeps expand (dry run)")
+    p.add_argument("--all", action="store_true", help="every claim")
+    p.add_argument("--scale", default="default", choices=SCALES,
+                   help="the sweeps' scale: quick (about a minute per claim), default, paper")
+    p.add_argument("--out", type=Path, default=Path("results/reproduce"), metavar="DIR",
+                   help="records, verdicts and report go to DIR/<scale>/ (default results/reproduce)")
+    p.add_argument("--from", dest="sources", action="append", metavar="FILE|DIR",
+                   help="evaluate these records (e.g. a directory of merged shards) instead of "
+                        "running sweeps; repeatable")
+    p.add_argument("--pool-dir", metavar="DIR", help="passed to pmemids sweep")
+    p.add_argument("--claims", type=Path, metavar="DIR", help="claim files (default <repo>/reproduce)")
+    p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
+    args = p.parse_args(argv)
+    if args.list and (args.ids or args.all or args.check):
+        p.error("--list takes no claim ids, --all or --check")
+    if args.all and args.ids:
+        p.error("give claim ids or --all, not both")
+    if not (args.list or args.check or args.all or args.ids):
+        p.error("give claim ids, --all, --list or --check")
+    return args
+
+
+def select_claims(all_claims: list[Claim], ids: list[str]) -> list[Claim]:
+    by_id = {c.id: c for c in all_claims}
+    out = []
+    for i in ids:
+        if i.endswith(".toml"):
+            out.append(claims_mod.load(Path(i)))
+        elif i in by_id:
+            out.append(by_id[i])
+        else:
+            raise UsageError(f"unknown claim '{i}'; accepted: an id from '{PROG} --list' or a claim file (.toml)")
+    return list({c.id: c for c in out}.values())
+
+
+def list_claims(all_claims: list[Claim], machine: Machine) -> None:
+    for c in all_claims:
+        why = machine.missing(c.needs)
+        here = f"  (here: not measurable: {why})" if why else ""
+        print(c.list_line() + here)
+    print(f"{len(all_claims)} claims", file=sys.stderr)
+
+
+def dry_run(claim: Claim, scale: str, bin_path: str) -> list[dict]:
+    """The configurations of the claim's sweeps at `scale`, as option/property dicts."""
+    configs = []
+    for s in claim.sweeps:
+        cmd = [bin_path, "sweep", str(s.file), "--scale", scale, "--dry-run", *s.only_args()]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            raise ClaimError(f"{claim.path}: sweep {s.written} --scale {scale}: "
+                             f"{p.stderr.strip() or f'exit {p.returncode}'}")
+        configs += [parse_run_line(line) for line in p.stdout.splitlines() if line.strip()]
+        if not p.stdout.strip():
+            raise ClaimError(f"{claim.path}: sweep {s.written} --scale {scale}: no configurations")
+    return configs
+
+
+def _typed(text: str):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_run_line(line: str) -> dict:
+    """'pmemids run --ds btree --mode dram -p recordcount=5 ...' -> {ds: btree, ...}:
+    option keys with underscores, workload files by name, numbers as numbers."""
+    words = shlex.split(line)[2:]
+    out: dict = {}
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "-p" and i + 1 < len(words):
+            k, _, v = words[i + 1].partition("=")
+            out[k] = _typed(v)
+            i += 2
+        elif w.startswith("--"):
+            key = w[2:].replace("-", "_")
+            if i + 1 < len(words) and not words[i + 1].startswith("--") and words[i + 1] != "-p":
+                out[key] = Path(words[i + 1]).name if key == "workload" else _typed(words[i + 1])
+                i += 2
+            else:
+                out[key] = "true"
+                i += 1
+        else:
+            i += 1
+    return out
+
+
+def _pending(claim: Claim, machine: Machine) -> list[str]:
+    """What the claim needs that this binary does not have yet (commands, structures, options)."""
+    return [why for why in (machine.missing(Needs(commands=claim.needs.commands)),
+                            machine.missing(Needs(structures=claim.needs.structures)),
+                            machine.missing(Needs(options=claim.needs.options))) if why]
+
+
+def check_claims(claims: list[Claim], machine: Machine, bin_path: str) -> int:
+    """Every claim loaded (schema, predicates, metrics: claims.load); for a claim whose
+    commands exist, its sweeps expand at each of its scales and every select(...) term
+    matches some configuration there (a typo in a value would otherwise select nothing)."""
+    bad = 0
+    for c in claims:
+        pending = _pending(c, machine)
+        if pending:
+            print(f"{c.id}: ok (pending: {'; '.join(pending)}; predicates parse and name known "
+                  "metrics; its sweeps are checked when that lands)")
+            continue
+        try:
+            for scale in c.scales:
+                _check_terms(c, scale, dry_run(c, scale, bin_path))
+        except ClaimError as e:
+            print(f"{PROG}: error: {e}", file=sys.stderr)
+            bad += 1
+            continue
+        n = len(c.checks)
+        print(f"{c.id}: ok ({n} check{'s' if n != 1 else ''}; sweeps expand at {', '.join(c.scales)})")
+    return 2 if bad else 0
+
+
+# Keys the records get from the context or the report, not from the sweep's arguments.
+_NOT_IN_ARGUMENTS = {"hostname", "pmem", "git_revision", "locality"}
+
+
+def _check_terms(claim: Claim, scale: str, configs: list[dict]) -> None:
+    for ch in claim.checks:
+        for sel in ch.check.selections:
+            for key, words in sel.terms:
+                if key in _NOT_IN_ARGUMENTS:
+                    continue
+                values = [cfg[key] for cfg in configs if key in cfg]
+                if not values and words == ("none",):
+                    continue
+                if not any(matches(v, w, key) for v in values for w in words):
+                    raise ClaimError(
+                        f"{claim.path}: {ch.predicate}: {key}={'|'.join(words)} matches no "
+                        f"configuration of its sweeps at scale {scale}")
+
+
+class Runner:
+    """Runs a claim's sweeps once per invocation (a second claim on the same sweep reuses it)."""
+
+    def __init__(self, bin_path: str, out: Path, scale: str, pool_dir: str | None):
+        self.bin, self.out, self.scale, self.pool_dir = bin_path, out, scale, pool_dir
+        self.done: set[tuple] = set()
+
+    def output(self, sweep_file: Path) -> Path:
+        return self.out / f"{sweep_file.stem}.jsonl"
+
+    def run(self, claim: Claim) -> list[Path]:
+        files = []
+        for s in claim.sweeps:
+            out = self.output(s.file)
+            files.append(out)
+            key = (str(s.file), s.only)
+            if key in self.done:
+                continue
+            cmd = [self.bin, "sweep", str(s.file), "--scale", self.scale, "--out", str(out),
+                   *s.only_args()]
+            if self.pool_dir:
+                cmd += ["--pool-dir", self.pool_dir]
+            print(f"{PROG}: {claim.id}: pmemids sweep {s.written} --scale {self.scale} --out {out} "
+                  + " ".join(s.only_args()), file=sys.stderr, flush=True)
+            try:
+                code = subprocess.call(cmd, stdout=sys.stderr)
+            except OSError as e:
+                raise RuntimeError(f"cannot run {self.bin}: {e}") from e
+            if code == 130 or code < 0:
+                raise Interrupted()
+            if code == 2:
+                raise UsageError(f"{claim.path}: pmemids sweep {s.written} refused its file (exit 2)")
+            self.done.add(key)  # 0, or 1: some configurations failed; they are recorded as such
+        return files
+
+
+def evaluate_claim(claim: Claim, scale: str, files: list[Path]) -> dict:
+    present = [str(f) for f in files if Path(f).exists() and Path(f).stat().st_size > 0]
+    records = load.read_records(present) if present else []
+    records = rows_mod.of_sweeps(records, [s.file for s in claim.sweeps])
+    rows = rows_mod.run_rows(records, claim.metrics())
+    skipped = rows_mod.skipped_rows(records)
+    return verdict_mod.decide(claim, scale, rows, skipped, present)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    bin_path = binary()
+    try:
+        all_claims = claims_mod.load_dir(args.claims or claims_dir())
+        machine = Machine(bin_path)
+        if args.list:
+            list_claims(all_claims, machine)
+            return 0
+        chosen = all_claims if args.all or not args.ids else select_claims(all_claims, args.ids)
+        if args.check:
+            return check_claims(chosen, machine, bin_path)
+        return reproduce(chosen, args, machine, bin_path)
+    except (ClaimError, UsageError, load.ReportError, EvaluationError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except Interrupted:
+        print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    except RuntimeError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+
+
+def _scale_reason(claim: Claim, scale: str) -> str | None:
+    if claim.runnable_at(scale):
+        return None
+    return f"scale {scale} (this claim is decided at scale {', '.join(claim.scales)})"
+
+
+def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int:
+    out = args.out / args.scale
+    sources = None
+    if args.sources:
+        sources = [str(p) for p in load.expand_inputs(args.sources)]
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+    runner = Runner(bin_path, out, args.scale, args.pool_dir)
+    verdicts = []
+    for claim in chosen:
+        t0 = time.monotonic()
+        reasons = [r for r in (machine.missing(claim.needs), _scale_reason(claim, args.scale)) if r]
+        if reasons:
+            record = verdict_mod.not_measurable(claim, args.scale, "; ".join(reasons))
+        else:
+            files = sources if sources is not None else runner.run(claim)
+            record = evaluate_claim(claim, args.scale, files)
+        record["seconds"] = round(time.monotonic() - t0, 1)
+        verdicts.append(record)
+        print(verdict_mod.text(record), flush=True)
+        if sources is None:
+            with open(out / "verdicts.jsonl", "a", encoding="utf-8") as f:
+                f.write(json.dumps(record, sort_keys=True) + "\n")
+    if len(verdicts) > 1:
+        print("\nsummary:")
+        for v in verdicts:
+            print(f"  {v['claim']['id']:<10} {v['verdict']}")
+    if sources is None and not args.no_report:
+        from .. import report
+        inputs = [str(f) for f in sorted(out.glob("*.jsonl")) if f.stat().st_size > 0]
+        index = report.make(inputs, out / "report")
+        print(f"{PROG}: wrote {index.parent / 'reproduction.html'}", file=sys.stderr)
+    return 0

@@ -1,0 +1,356 @@
+"""Deciding a check over records, with a test over the repetitions.
+
+Rows are the report's run rows (stats.runs: one per repetition, the configuration's
+identity in columns, including the context's hostname, pmem and git_revision) with the
+checked metric added. For a check:
+
+1. select(...) keeps the rows whose fields match (a number matches numerically, a
+   workload by file name, `none` an absent field); by=[...] splits them into groups.
+   A by-key a selection pins to one value matches every group for that selection
+   (ratio(select(threads=2|4), select(threads=1), by=[threads]): each count vs one).
+2. Records of different hosts, builds (git revision) or PMEM kinds are never pooled: a
+   group is split per such context all its selections have ("ds=btree (on alpha)");
+   when they share none (shards run on different machines, a sweep resumed after a
+   rebuild), it compares across them, each selection keeping its most recent context,
+   and says so. Then each selection must hold one configuration; any other ambiguity
+   is an EvaluationError naming the fields that differ.
+3. Per group, a two-sided confidence interval of the statistic over the repetitions:
+     ratio     Welch's t interval of mean(log A) - mean(log B), exponentiated: the ratio
+               of geometric means (values must be > 0)
+     contrast  (A/B)/(C/D): the same for mean(log A) - mean(log B) - mean(log C) +
+               mean(log D), Satterthwaite's degrees of freedom
+     diff      Welch's t interval of mean(A) - mean(B)
+     value     Student's t interval of mean(A)
+   at family-wise level 95%: each group's interval at 1 - 0.05/m, m = the groups of the
+   check with an interval (Bonferroni). Each selection needs at least MIN_REPETITIONS
+   values; one without spread (every repetition equal, e.g. a deterministic counter)
+   adds no width.
+4. A group holds when its whole interval passes the test, fails when none of it does,
+   and is within noise otherwise. The check is reproduced when at least `needed` groups
+   hold (the quantifier), not reproduced when so many fail that `needed` cannot be
+   reached, and within noise otherwise. With no group measured, or fewer groups than
+   the quantifier needs, the check has no data (its `reason` says why).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from . import tdist
+from .predicate import Check, Selection
+
+ALPHA = 0.05
+MIN_REPETITIONS = 2
+HOLDS, FAILS, NOISE, MISSING = "holds", "fails", "within noise", "no data"
+TEST_TEXT = ("Welch's t interval per group (ratio, contrast: of log values, i.e. of geometric "
+             "means; value: Student's t), family-wise 95% (Bonferroni over the check's groups); "
+             "a group holds when its whole interval passes, fails when none of it does")
+# Each function is a linear combination of the selections' means, of their logarithms
+# for the ratios.
+COEFFICIENTS = {"ratio": (1, -1), "contrast": (1, -1, -1, 1), "diff": (1, -1), "value": (1,)}
+LOGARITHMIC = ("ratio", "contrast")
+STATUS_WORDS = {HOLDS: "hold", FAILS: "fail", NOISE: "within noise", MISSING: "no data"}
+
+
+class EvaluationError(ValueError):
+    """The records cannot decide the check as written (an ambiguous selection)."""
+
+
+@dataclass
+class Group:
+    label: str                      # "ds=btree, mode=pmem-trans", or "all" without by
+    key: str                        # the by-values joined by "/", for seed_values
+    n: tuple[int, ...] = ()         # repetitions per selection
+    mean: tuple[float, ...] = ()
+    cv: tuple[float | None, ...] = ()
+    estimate: float | None = None
+    ci: tuple[float, float] | None = None
+    status: str = MISSING
+    note: str = ""                  # why no data / noise; "across hosts a, b"
+    seed_value: float | None = None
+
+    def to_json(self) -> dict:
+        return {"group": self.label, "n": list(self.n), "mean": list(self.mean),
+                "cv": list(self.cv), "estimate": self.estimate,
+                "ci": list(self.ci) if self.ci else None, "status": self.status,
+                "note": self.note or None, "seed_value": self.seed_value}
+
+
+@dataclass
+class CheckResult:
+    outcome: str                    # "reproduced" | "not reproduced" | "within noise" | "no data"
+    groups: list[Group] = field(default_factory=list)
+    needed: int = 0
+    level: float | None = None      # the per-group confidence level used
+    skipped: list[str] = field(default_factory=list)  # reasons of skipped configurations selected
+    reason: str = ""                # why there is no data
+
+    def count(self, status: str) -> int:
+        return sum(1 for g in self.groups if g.status == status)
+
+    def summary(self, function: str) -> str:
+        """'1.02x-1.31x over 7 groups: 5 hold, 2 within noise (needs 5)'."""
+        est = [g.estimate for g in self.groups if g.estimate is not None]
+        if not est:
+            return "no data"
+        fmt = (lambda v: f"{v:.3g}x") if function in LOGARITHMIC else (lambda v: f"{v:.4g}")
+        span = fmt(est[0]) if len(est) == 1 else f"{fmt(min(est))} to {fmt(max(est))}"
+        counts = ", ".join(f"{self.count(s)} {w}" for s, w in STATUS_WORDS.items() if self.count(s))
+        plural = "s" if len(self.groups) != 1 else ""
+        return f"{span} over {len(self.groups)} group{plural}: {counts} (needs {self.needed})"
+
+
+def matches(value, word: str, key: str) -> bool:
+    """Whether a record's field value matches a word of a select term."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return word == "none"
+    if isinstance(value, bool):
+        return word == ("true" if value else "false")
+    if isinstance(value, int | float):
+        try:
+            return float(word) == float(value)
+        except ValueError:
+            return False
+    text = str(value)
+    if text == word:
+        return True
+    return key == "workload" and text == word.rsplit("/", 1)[-1]
+
+
+def select(rows: pd.DataFrame, sel: Selection) -> pd.DataFrame:
+    mask = pd.Series(True, index=rows.index)
+    for key, words in sel.terms:
+        if key not in rows:
+            return rows.iloc[0:0]
+        mask &= rows[key].map(lambda v, k=key: any(matches(v, w, k) for w in words))
+    return rows[mask]
+
+
+def _label(keys: tuple[str, ...], values: tuple) -> tuple[str, str]:
+    if not keys:
+        return "all", "all"
+    return (", ".join(f"{k}={v}" for k, v in zip(keys, values)), "/".join(values))
+
+
+def _show(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "none"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _key_of(rows: pd.DataFrame, key: str) -> pd.Series:
+    return rows[key].map(_show) if key in rows else pd.Series("none", index=rows.index)
+
+
+def _grouped(check: Check, sides: list[pd.DataFrame]) -> tuple[tuple[str, ...], list[tuple[tuple, list]]]:
+    """The grouping keys and, per group, its key values and each selection's rows.
+
+    A by-key that a selection pins to one value (select(threads=1)) is a wildcard for
+    that selection: ratio(select(threads=2|4), select(threads=1), by=[threads]) compares
+    each thread count with one thread. A key every selection pins is not a grouping key."""
+    pins = [{k for k, words in sel.terms if k in check.by and len(words) == 1} for sel in check.selections]
+    free = tuple(k for k in check.by if not all(k in p for p in pins))
+    full = [i for i, p in enumerate(pins) if not p & set(free)]
+    if free and not full:
+        raise EvaluationError(f"by=[{', '.join(check.by)}]: every selection pins one of "
+                              f"{', '.join(free)}; at least one must leave them free")
+    cols = [{k: _key_of(side, k) for k in free} for side in sides]
+    keys = list(dict.fromkeys(
+        tuple(cols[i][k].loc[j] for k in free) for i in full for j in sides[i].index))
+    out = []
+    for key in keys:
+        parts = []
+        for i, side in enumerate(sides):
+            mask = pd.Series(True, index=side.index)
+            for k, v in zip(free, key):
+                if k not in pins[i]:
+                    mask &= cols[i][k] == v
+            parts.append(side[mask])
+        out.append((key, parts))
+    return free, out
+
+
+def _one_configuration(rows: pd.DataFrame, sel: Selection, label: str) -> None:
+    ids = rows["config_id"].unique()
+    if len(ids) <= 1:
+        return
+    configs = [rows[rows["config_id"] == i].iloc[0]["config"] for i in ids]
+    keys = sorted({k for c in configs for k in c if len({_show(x.get(k)) for x in configs}) > 1})
+    raise EvaluationError(
+        f"{sel.text()} holds {len(ids)} configurations in group '{label}' that differ in "
+        f"{', '.join(keys)}; add them to select(...) or by=[...]")
+
+
+CONTEXT_KEYS = ("hostname", "git_revision", "pmem")
+CONTEXT_WORDS = {"hostname": "on {}", "git_revision": "git {}", "pmem": "{} PMEM"}
+CONTEXT_PLURALS = {"hostname": "hosts", "git_revision": "builds", "pmem": "PMEM kinds"}
+
+
+def _context(rows: pd.DataFrame) -> pd.Series:
+    return rows.apply(lambda r: tuple(_show(r.get(k)) for k in CONTEXT_KEYS), axis=1) \
+        if len(rows) else pd.Series([], dtype=object)
+
+
+def _context_text(contexts: list[tuple], which: tuple) -> str:
+    """The parts of `which` that differ among `contexts`: "on alpha", "git 1a2b3c"."""
+    varying = [i for i in range(len(CONTEXT_KEYS)) if len({c[i] for c in contexts}) > 1]
+    return ", ".join(CONTEXT_WORDS[CONTEXT_KEYS[i]].format(which[i]) for i in varying)
+
+
+def _split_context(sides: list[pd.DataFrame]) -> list[tuple[str, str, list[pd.DataFrame]]]:
+    """(label suffix, note, sides): records of different hosts, builds or PMEM kinds are
+    never pooled. One part per context every side has; when they share none, one part
+    across contexts, each side keeping its most recent context (by record timestamp)."""
+    ctx = [_context(s) for s in sides]
+    sets = [set(c) for c in ctx]
+    everything = sorted(set.union(*sets))
+    if len(everything) == 1:
+        return [("", "", sides)]
+    common = sorted(set.intersection(*sets))
+    if common:
+        return [(_context_text(everything, c), "", [s[k == c] for s, k in zip(sides, ctx)])
+                for c in common]
+    kept = []
+    for s, k in zip(sides, ctx):
+        latest = max(set(k), key=lambda c: s[k == c]["timestamp"].max() if "timestamp" in s else "")
+        kept.append(s[k == latest])
+    used = [_context(s).iloc[0] for s in kept]
+    note = "across " + "; ".join(
+        f"{CONTEXT_PLURALS[k]} {', '.join(c[i] for c in used)}" for i, k in enumerate(CONTEXT_KEYS)
+        if len({c[i] for c in used}) > 1)
+    return [("", note, kept)]
+
+
+def _values(rows: pd.DataFrame, metric: str) -> list[float]:
+    return [float(v) for v in rows[metric] if v is not None and not (isinstance(v, float) and math.isnan(v))]
+
+
+def _mean_sd(x: list[float]) -> tuple[float, float]:
+    m = sum(x) / len(x)
+    return m, math.sqrt(sum((v - m) ** 2 for v in x) / (len(x) - 1))
+
+
+def _cv(x: list[float]) -> float | None:
+    if len(x) < 2:
+        return None
+    m, sd = _mean_sd(x)
+    return sd / m if m > 0 else None
+
+
+def _interval(function: str, xs: list[list[float]], level: float) -> tuple[float, tuple[float, float]]:
+    """The estimate and its two-sided interval at `level`: Welch's t for a linear
+    combination of means (Satterthwaite's degrees of freedom), on logs for ratios."""
+    if function in LOGARITHMIC:
+        xs = [[math.log(v) for v in x] for x in xs]
+    est, var, df_den = 0.0, 0.0, 0.0
+    for c, x in zip(COEFFICIENTS[function], xs):
+        m, sd = _mean_sd(x)
+        v = sd * sd / len(x)
+        est += c * m
+        var += v
+        df_den += v * v / (len(x) - 1)
+    se = math.sqrt(var)
+    half = tdist.quantile(1 - (1 - level) / 2, var * var / df_den) * se if se > 0 else 0.0
+    lo, hi = est - half, est + half
+    if function in LOGARITHMIC:
+        return math.exp(est), (math.exp(lo), math.exp(hi))
+    return est, (lo, hi)
+
+
+def _point(function: str, xs: list[list[float]]) -> float:
+    means = [sum(x) / len(x) for x in xs]
+    if function in LOGARITHMIC:
+        return math.exp(sum(c * math.log(m) for c, m in zip(COEFFICIENTS[function], means)))
+    return sum(c * m for c, m in zip(COEFFICIENTS[function], means))
+
+
+def _status(test, ci: tuple[float, float]) -> str:
+    lo, hi = ci
+    if test.op == "within":
+        if test.low <= lo and hi <= test.high:
+            return HOLDS
+        return FAILS if hi < test.low or lo > test.high else NOISE
+    c = test.low
+    passes = {"<": lambda v: v < c, "<=": lambda v: v <= c, ">": lambda v: v > c, ">=": lambda v: v >= c}[test.op]
+    if passes(lo) and passes(hi):
+        return HOLDS
+    return FAILS if not passes(lo) and not passes(hi) else NOISE
+
+
+def evaluate(check: Check, rows: pd.DataFrame, seed_values: dict | None = None,
+             skipped: pd.DataFrame | None = None) -> CheckResult:
+    """Decides `check` over run rows (with the check's metric as a column). `skipped`:
+    configurations recorded as skipped (config fields and `reason`), for the reasons
+    of groups without data."""
+    seed_values = seed_values or {}
+    if check.metric not in rows:
+        rows = rows.assign(**{check.metric: math.nan})
+    sides = [select(rows, s) for s in check.selections]
+    free, grouped = _grouped(check, sides)
+    skip_reasons = _skip_reasons(check, skipped)
+
+    pending: list[tuple[Group, list[list[float]]]] = []
+    groups: list[Group] = []
+    for key, parts in grouped:
+        label, seed_key = _label(free, key)
+        if any(p.empty for p in parts):
+            missing = [check.selections[i].text() for i, p in enumerate(parts) if p.empty]
+            groups.append(Group(label, seed_key, note="no records for " + " and ".join(missing),
+                                seed_value=seed_values.get(seed_key)))
+            continue
+        for suffix, note, ctx_parts in _split_context(parts):
+            glabel = f"{label} ({suffix})" if suffix else label
+            for sel, part in zip(check.selections, ctx_parts):
+                _one_configuration(part, sel, glabel)
+            xs = [_values(p, check.metric) for p in ctx_parts]
+            g = Group(glabel, seed_key, n=tuple(len(x) for x in xs),
+                      mean=tuple(sum(x) / len(x) if x else math.nan for x in xs),
+                      cv=tuple(_cv(x) for x in xs), note=note, seed_value=seed_values.get(seed_key))
+            groups.append(g)
+            if any(not x for x in xs):
+                g.note = f"{check.metric} not observed"
+            elif check.function in LOGARITHMIC and any(v <= 0 for x in xs for v in x):
+                g.note = f"{check.metric} <= 0: no ratio"
+            elif any(len(x) < MIN_REPETITIONS for x in xs):
+                g.status, g.note = NOISE, f"fewer than {MIN_REPETITIONS} repetitions: no spread"
+                g.estimate = _point(check.function, xs)
+            else:
+                pending.append((g, xs))
+
+    level = 1 - ALPHA / len(pending) if pending else None
+    for g, xs in pending:
+        g.estimate, g.ci = _interval(check.function, xs, level)
+        g.status = _status(check.test, g.ci)
+
+    result = CheckResult("no data", groups, check.quantifier.needed(len(groups)), level, skip_reasons)
+    if not groups or all(g.status == MISSING for g in groups):
+        result.reason = "; ".join(skip_reasons) or "no records for " + " and ".join(
+            s.text() for s in check.selections)
+        return result
+    if result.needed > len(groups):
+        result.reason = f"{len(groups)} groups measured, the claim needs {result.needed}"
+        return result
+    holds, fails = result.count(HOLDS), result.count(FAILS)
+    if holds >= result.needed:
+        result.outcome = "reproduced"
+    elif fails > len(groups) - result.needed:
+        result.outcome = "not reproduced"
+    else:
+        result.outcome = "within noise"
+    return result
+
+
+def _skip_reasons(check: Check, skipped: pd.DataFrame | None) -> list[str]:
+    if skipped is None or skipped.empty:
+        return []
+    reasons: list[str] = []
+    for sel in check.selections:
+        for r in select(skipped, sel)["reason"]:
+            if r not in reasons:
+                reasons.append(r)
+    return reasons

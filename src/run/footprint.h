@@ -1,0 +1,58 @@
+// What a run needs, estimated before anything is allocated, and the refusal
+// when this machine cannot give it.
+//
+// Memory: the operation streams (keys, operations, value payloads, sampled
+// positions), the structures built in DRAM (dram, and pmem-volatile's jemalloc
+// heap, which memkind backs with a file in the pool directory) and the scan
+// buffers. Pool space: the pool files of pmem-persist and pmem-trans (their full
+// size is allocated when they are created). Pools on a memory file system
+// (tmpfs: emulated PMEM) count against memory too. Structure sizes are each
+// structure's own estimate (DsEntry::structure_bytes), the pool size the one a
+// run would create (default_pool_bytes, or --pool-size).
+//
+// check_footprint refuses (UsageError, exit 2) when the memory exceeds what
+// the kernel reports available (MemAvailable, and the cgroup's limit if lower)
+// or the pool files exceed the free space of the pool directory's file system,
+// naming the inputs that drive the estimate.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "backend/backend.h"
+#include "run/registry.h"
+#include "workload/properties.h"
+
+namespace pmemids {
+
+struct Footprint {
+  std::string subject;      // "hashtable in dram"
+  uint64_t memory = 0;      // bytes of DRAM, pools on tmpfs excluded
+  uint64_t pool_files = 0;  // bytes of new pool files
+  std::string breakdown;    // "streams 1.0 GiB, structure 97.7 GiB"
+  std::string inputs;       // "recordcount=100000, fieldlength=1048576"
+};
+
+struct RunShape {
+  uint64_t pool_size = 0;  // --pool-size, 0: derived
+  double load_factor = 0.75;
+  uint32_t node_keys = 0;
+  uint32_t max_height = 16;
+  int instances = 1;  // structures (parallel: one per thread)
+  int streams = 1;    // operation streams (parallel: one per thread)
+  int workers = 1;    // scan buffers
+  double latency_sample = 0;
+  bool reopen = false;  // the pools exist already
+};
+
+Footprint run_footprint(const DsEntry& e, Mode m, const WorkloadSpec& spec, const RunShape& shape);
+
+// `crash`: one stream, one structure and its pool, plus `jobs` crash images.
+Footprint crash_footprint(const DsEntry& e, Mode m, const WorkloadSpec& spec, uint32_t jobs);
+
+void check_footprint(const Footprint& f, const std::string& pool_dir);
+
+// "1.5 GiB", "640 MiB", "12 KiB", "512 B".
+std::string format_bytes(uint64_t bytes);
+
+}  // namespace pmemids

@@ -1,0 +1,53 @@
+#include "sweep/estimate.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "errors.h"
+#include "sweep/driver.h"
+#include "sweep/expand.h"
+
+namespace pmemids::sweep {
+namespace {
+
+double number(const Configuration& c, const char* key, double otherwise) {
+  const Value* v = c.option(key);
+  if (v == nullptr) return otherwise;
+  if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(v)) return *d;
+  return std::strtod(value_text(*v).c_str(), nullptr);
+}
+
+void add(SweepEstimate& e, const Configuration& c) {
+  const double reps = number(c, "repeat", 1) + number(c, "warmup", 0);
+  e.min_seconds += kRunSeconds + reps * (kRepetitionSeconds + number(c, "duration", 0));
+  ++e.configurations;
+}
+
+}  // namespace
+
+SweepEstimate estimate(const SweepSpec& spec) {
+  SweepEstimate e;
+  expand_each(
+      spec, [&e](Configuration&& c) { add(e, c); }, /*complete=*/false);
+  return e;
+}
+
+SweepEstimate estimate(const std::vector<Configuration>& configs) {
+  SweepEstimate e;
+  for (const Configuration& c : configs) add(e, c);
+  return e;
+}
+
+void check_estimate(const SweepSpec& spec, const SweepEstimate& e, bool force) {
+  if (force || e.min_seconds <= kMaxSweepSeconds) return;
+  throw UsageError(fmt::format(
+      "{}: {} configurations would take at least {} ({} s per run and {} s per repetition at "
+      "the very least, plus --duration); accepted: a sweep that can finish within {}, or "
+      "--force to run it anyway",
+      spec.file, e.configurations, format_duration(e.min_seconds), kRunSeconds, kRepetitionSeconds,
+      format_duration(kMaxSweepSeconds)));
+}
+
+}  // namespace pmemids::sweep

@@ -1,0 +1,31 @@
+// SIGINT and SIGTERM for the commands that create files (run, crash).
+//
+// The handler only records the signal (async-signal-safe: one lock-free atomic
+// store). The main thread and the run's coordinator poll stop_requested() at
+// safe points (between repetitions, every few thousand loaded elements, while
+// workers run) and unwind with Interrupted: destructors then delete what this
+// process created (pools it created even with --keep-pool, crash's work
+// directory; never a --reopen'ed pool), and no record of the interrupted
+// repetition is written. main() exits with 128 + the signal (130, 143).
+// A second signal restores the default action and re-raises it: a stuck
+// process can still be stopped, at the price of its files.
+#pragma once
+
+#include "errors.h"
+
+namespace pmemids {
+
+// Idempotent; call before anything is created.
+void install_stop_signals();
+bool stop_requested();
+int stop_signal();  // the first signal received, 0 if none
+
+class Interrupted : public Error {
+ public:
+  explicit Interrupted(int sig);
+};
+
+// Throws Interrupted when a stop was requested.
+void throw_if_stopped();
+
+}  // namespace pmemids

@@ -1,0 +1,136 @@
+"""SIGINT and SIGTERM: the command stops, removes what it created, writes no
+partial record, and exits 128 + the signal (130, 143).
+
+Each test starts the binary, waits until it is inside the phase named (its
+stderr shows it), sends the signal to that process (by its pid) and waits.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import TIMEOUT_S, read_records
+
+LONG = ["--duration", "20", "-p", "recordcount=2000", "-p", "operationcount=20000"]
+
+
+def start(binary: Path, *args: str) -> tuple[subprocess.Popen, list[str]]:
+    env = {k: v for k, v in os.environ.items() if k != "PMEMIDS_POOL_DIR"}
+    p = subprocess.Popen([str(binary), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True, env=env)
+    lines: list[str] = []
+    threading.Thread(target=lambda: lines.extend(p.stderr), daemon=True).start()
+    return p, lines
+
+
+def wait_for(lines: list[str], phrase: str, p: subprocess.Popen, seconds: float = TIMEOUT_S) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if any(phrase in l for l in lines):
+            return
+        if p.poll() is not None:
+            pytest.fail(f"ended (exit {p.returncode}) before {phrase!r}:\n{''.join(lines)}")
+        time.sleep(0.05)
+    p.kill()
+    pytest.fail(f"{phrase!r} did not appear within {seconds} s:\n{''.join(lines)}")
+
+
+def stop(p: subprocess.Popen, sig: int) -> int:
+    time.sleep(0.3)  # inside the phase, not at its first instruction
+    p.send_signal(sig)
+    try:
+        return p.wait(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        pytest.fail("did not stop within the timeout after the signal")
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("mode", ["pmem-persist", "dram"])
+def test_run_removes_its_pool_and_writes_no_record(binary, pool_dir, out_path, sig, code, mode):
+    p, lines = start(binary, "run", "--ds", "btree", "--mode", mode, "--keep-pool", "--pool-dir",
+                     str(pool_dir), "--out", str(out_path), *LONG)
+    wait_for(lines, "generating", p)
+    if mode != "dram":  # signalled once the pool exists: while loading or running
+        end = time.monotonic() + TIMEOUT_S
+        while not any(pool_dir.iterdir()) and time.monotonic() < end and p.poll() is None:
+            time.sleep(0.02)
+    assert stop(p, sig) == code, "".join(lines)
+    assert list(pool_dir.iterdir()) == [], "the interrupted run left its pool"
+    assert read_records(out_path) == []
+    assert "interrupted by" in "".join(lines)
+
+
+def test_the_same_run_then_succeeds(binary, pool_dir, out_path):
+    args = ["run", "--ds", "hashtable", "--mode", "pmem-trans", "--pool-dir", str(pool_dir),
+            "--out", str(out_path)]
+    p, lines = start(binary, *args, *LONG)
+    wait_for(lines, "generating", p)
+    assert stop(p, signal.SIGINT) == 130
+    r = subprocess.run([str(binary), *args, "-p", "recordcount=200", "-p", "operationcount=200"],
+                       capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert r.returncode == 0, r.stderr
+    assert len(read_records(out_path)) == 1
+
+
+def test_a_reopened_pool_is_never_removed(binary, pool_dir, out_path):
+    base = ["run", "--ds", "rbtree", "--mode", "pmem-persist", "--pool-dir", str(pool_dir),
+            "--out", str(out_path), "-p", "recordcount=2000"]
+    r = subprocess.run([str(binary), *base, "--keep-pool"], capture_output=True, text=True,
+                       timeout=TIMEOUT_S)
+    assert r.returncode == 0, r.stderr
+    p, lines = start(binary, *base, "--reopen", "--duration", "20", "-p", "readproportion=1",
+                     "-p", "updateproportion=0")
+    wait_for(lines, "checked before reopening", p)
+    assert stop(p, signal.SIGTERM) == 143
+    assert (pool_dir / "rbtree.pmem-persist.pool").exists()
+    assert len(read_records(out_path)) == 1  # the keeping run's only
+
+
+def test_crash_removes_its_work_directory(binary, pool_dir, out_path):
+    p, lines = start(binary, "crash", "--ds", "btree,rbtree,skiplist", "--points", "5000",
+                     "--pool-dir", str(pool_dir), "--out", str(out_path),
+                     "-p", "recordcount=2000", "-p", "operationcount=20000")
+    end = time.monotonic() + TIMEOUT_S  # signalled once its work directory exists
+    while not any(pool_dir.iterdir()) and time.monotonic() < end and p.poll() is None:
+        time.sleep(0.02)
+    assert any(pool_dir.iterdir()), "crash never created its work directory"
+    assert stop(p, signal.SIGTERM) == 143, "".join(lines)
+    assert list(pool_dir.iterdir()) == [], "crash left its work directory"
+    assert read_records(out_path) == []
+
+
+def test_sweep_exit_code_names_the_signal(binary, tmp_path, pool_dir):
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('ds = "btree"\nmode = "dram"\nduration = 20\n'
+                     '[properties]\nrecordcount = [1000, 2000]\n')
+    out = tmp_path / "o.jsonl"
+    p, lines = start(binary, "sweep", str(sweep), "--out", str(out), "--pool-dir", str(pool_dir))
+    wait_for(lines, "to run", p)
+    assert stop(p, signal.SIGTERM) == 143, "".join(lines)
+    assert read_records(out) == []
+    assert list(pool_dir.iterdir()) == []
+
+
+def test_dry_run_of_a_forced_huge_sweep_prints_as_it_expands(binary, tmp_path):
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('ds = "blackhole"\nmode = "dram"\n[properties]\n'
+                     'recordcount = "1:1000"\noperationcount = "1:1000"\n')
+    p = subprocess.Popen([str(binary), "sweep", str(sweep), "--dry-run", "--force"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        first = []
+        t = threading.Thread(target=lambda: first.append(p.stdout.readline()), daemon=True)
+        t.start()
+        t.join(TIMEOUT_S)
+        assert first and first[0].startswith("pmemids run "), "nothing printed in time"
+    finally:
+        p.kill()
+        p.wait()

@@ -1,0 +1,235 @@
+"""CLI tests for `pmemids stream`, runs of recorded traces (tracefile=, traceload=),
+the recorded request generator, and `pmemids compare`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import TINY, WORKLOADS
+from test_cli import OP_TYPES, expect_ok, expect_usage_error, pool_files
+
+MIXED = ["-p", "readproportion=0.3", "-p", "updateproportion=0.2", "-p", "insertproportion=0.2",
+         "-p", "readmodifywriteproportion=0.1", "-p", "deleteproportion=0.1",
+         "-p", "scanproportion=0.1", "-p", "maxscanlength=20", "-p", "readmissrate=0.2",
+         "-p", "requestdistribution=zipfian"]
+
+
+def trace_lines(path: Path) -> list[list[str]]:
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("# pmemids stream: "), lines[:2]
+    assert lines[1] == "thread,op,key,scan_length"
+    return [l.split(",") for l in lines[2:]]
+
+
+def tallies(rec: dict) -> dict:
+    m = rec["metrics"]
+    return {"load_ops": m["load_ops"], "ops": m["ops"],
+            **{f"{op}_{k}": m[f"{op}_{k}"] for op in OP_TYPES for k in ("ops", "found")}}
+
+
+# ------------------------------------------------------------------ stream
+
+def test_stream_writes_every_operation_of_the_run(pmemids, tmp_path):
+    out = tmp_path / "s.csv"
+    r = pmemids("stream", "-P", WORKLOADS / "workloada", *TINY, "--out", out)
+    assert r.returncode == 0, r.describe()
+    rows = trace_lines(out)
+    assert len(rows) == 500
+    assert {row[0] for row in rows} == {"0"}
+    assert {row[1] for row in rows} == {"read", "update"}
+    assert all(len(row) == 3 and row[2].isdigit() for row in rows)
+
+
+def test_stream_head_prints_the_first_operations(pmemids):
+    full = pmemids("stream", "-P", WORKLOADS / "workloade", *TINY)
+    head = pmemids("stream", "-P", WORKLOADS / "workloade", *TINY, "--head", "7")
+    assert full.returncode == 0 and head.returncode == 0, full.describe() + head.describe()
+    assert head.stdout.splitlines() == full.stdout.splitlines()[:9]
+    assert any(l.split(",")[1] == "scan" and len(l.split(",")) == 4
+               for l in full.stdout.splitlines()[2:])
+
+
+def test_stream_threads_are_parallel_streams_or_concurrent_slices(pmemids, tmp_path):
+    par, con = tmp_path / "p.csv", tmp_path / "c.csv"
+    assert pmemids("stream", *TINY, "--thread-mode", "parallel", "--threads", "3",
+                   "--out", par).returncode == 0
+    rows = trace_lines(par)
+    assert [sum(1 for row in rows if row[0] == str(t)) for t in range(3)] == [500, 500, 500]
+    assert pmemids("stream", *TINY, "--thread-mode", "concurrent", "--threads", "3",
+                   "--out", con).returncode == 0
+    threads = [int(row[0]) for row in trace_lines(con)]
+    assert threads == sorted(threads) and [threads.count(t) for t in range(3)] == [166, 167, 167]
+    # The concurrent stream is the single-thread stream, split.
+    single = pmemids("stream", *TINY)
+    assert [row[1:] for row in trace_lines(con)] == \
+           [l.split(",")[1:] for l in single.stdout.splitlines()[2:]]
+
+
+def test_stream_refuses_what_run_refuses(pmemids, tmp_path):
+    out = tmp_path / "s.csv"
+    expect_usage_error(pmemids("stream", *TINY, "--threads", "2", "--out", out),
+                       "--threads 2 needs --thread-mode parallel, concurrent or native")
+    expect_usage_error(pmemids("stream", "-p", "requestdistribution=zipf", "--out", out),
+                       "requestdistribution", "zipfian-ycsbc")
+    assert not out.exists()
+
+
+def test_stream_summary_shows_the_key_popularity(pmemids):
+    r = pmemids("stream", "-P", WORKLOADS / "workloadc", "-p", "recordcount=10000",
+                "-p", "operationcount=100000", "--summary")
+    assert r.returncode == 0, r.describe()
+    lines = r.stdout.splitlines()
+    assert lines[0] == "operations: 100000: read 100000 (100.00%)"
+    assert lines[1].startswith("keys: 10000 loaded, 10000 ids by the end")
+    assert "hottest key" in lines[2] and "top 1% of ids (100)" in lines[2]
+    assert not any(l.startswith("thread,") for l in lines)
+
+
+# ------------------------------------------------------------------ traces
+
+@pytest.mark.parametrize("ds,extra", [("hashtable", ["-p", "scanproportion=0",
+                                                     "-p", "readproportion=0.4"]),
+                                      ("btree", [])])
+@pytest.mark.parametrize("threads", [["--thread-mode", "single"],
+                                     ["--thread-mode", "parallel", "--threads", "2"]])
+def test_a_streamed_trace_runs_exactly_the_generated_run(pmemids, tmp_path, ds, extra, threads):
+    args = [*TINY, *MIXED, *extra, *threads]
+    trace = tmp_path / "t.csv"
+    assert pmemids("stream", *args, "--out", trace).returncode == 0
+    [gen] = expect_ok(pmemids.run("--ds", ds, "--mode", "dram", *args))
+    [rep] = expect_ok(pmemids.run("--ds", ds, "--mode", "dram", *args, "-p", f"tracefile={trace}"))
+    assert tallies(rep) == tallies(gen)
+    assert gen["metrics"]["read_not_found"] > 0  # readmissrate reaches the trace too
+    assert rep["config"]["tracefile"] == str(trace)
+    assert (gen["config"]["request_generator"], rep["config"]["request_generator"]) == \
+           ("ycsb-scrambled-zipfian", "trace")
+
+
+def test_traceload_loads_the_keys_the_trace_uses(pmemids, tmp_path):
+    trace = tmp_path / "plain.csv"
+    trace.write_text("op,key\ninsert,900\nread,5\nread,6\nupdate,5\nread,900\nread,7\n")
+    [rec] = expect_ok(pmemids.run("--ds", "arraylist", "--mode", "pmem-persist",
+                                  "-p", "insertorder=ordered", "-p", f"tracefile={trace}",
+                                  "-p", "traceload=true"))
+    m = rec["metrics"]
+    assert m["load_ops"] == 3
+    assert (m["read_ops"], m["read_found"], m["update_found"]) == (4, 4, 1)
+
+
+@pytest.mark.parametrize("text,needles", [
+    ("read,1\nwrite,2\n", ["bad.csv:2: operation 'write'; expected one of read, update"]),
+    ("0,read,1\nread,2\n", ["bad.csv:2:", "as the lines before"]),
+    ("scan,1\n", ["bad.csv:1: a scan without a scan_length"]),
+    ("", ["bad.csv: no operations"]),
+])
+def test_a_bad_trace_is_refused_naming_file_and_line(pmemids, pool_dir, tmp_path, text, needles):
+    trace = tmp_path / "bad.csv"
+    trace.write_text(text)
+    expect_usage_error(pmemids.run("--ds", "btree", "--mode", "pmem-trans", "-p",
+                                   f"tracefile={trace}"), *needles)
+    assert pool_files(pool_dir) == []
+
+
+def test_trace_files_must_be_regular_files(pmemids, tmp_path):
+    expect_usage_error(pmemids.run("--ds", "btree", "--mode", "dram", "-p",
+                                   f"tracefile={tmp_path}"), "is a directory; accepted: a regular file")
+    expect_usage_error(pmemids.run("--ds", "btree", "--mode", "dram", "-p",
+                                   f"tracefile={tmp_path / 'none.csv'}"), "cannot be read")
+    expect_usage_error(pmemids.run("--ds", "btree", "--mode", "dram", "-p", "traceload=true"),
+                       "needs tracefile=PATH")
+
+
+def test_trace_scans_need_a_structure_that_scans(pmemids, tmp_path):
+    trace = tmp_path / "s.csv"
+    trace.write_text("scan,1,5\n")
+    expect_usage_error(pmemids.run("--ds", "hashtable", "--mode", "dram",
+                                   "-p", f"tracefile={trace}"), "hashtable cannot scan")
+
+
+def test_crash_refuses_a_trace(pmemids, pool_dir, tmp_path):
+    trace = tmp_path / "t.csv"
+    trace.write_text("read,1\n")
+    expect_usage_error(pmemids("crash", "--ds", "btree", "--points", "2", "--pool-dir", pool_dir,
+                               "-p", f"tracefile={trace}"), "traces run with pmemids run")
+
+
+# ------------------------------------------------------- request generators
+
+@pytest.mark.parametrize("workload,dist,generator", [
+    ("pmemids-read", "zipfian-ycsbc", "ycsbc-scrambled-zipfian"),
+    ("pmemids-write", "zipfian-ycsbc", "ycsbc-scrambled-zipfian"),
+    ("workloadc", "zipfian", "ycsb-scrambled-zipfian"),
+    ("workloadd", "latest", "ycsb-skewed-latest"),
+])
+def test_records_name_the_generator_that_ran(pmemids, workload, dist, generator):
+    [rec] = expect_ok(pmemids.run("--ds", "hashtable", "--mode", "dram", "-P",
+                                  WORKLOADS / workload, *TINY))
+    assert (rec["config"]["requestdistribution"], rec["config"]["request_generator"]) == \
+           (dist, generator)
+
+
+# ------------------------------------------------------------------ compare
+
+def run_record(ds: str, ops_per_sec: float, rep: int, seed: int) -> dict:
+    return {"schema_version": 1, "context": {"timestamp": f"t{rep}"},
+            "config": {"ds": ds, "mode": "dram", "workload": "w", "threads": 1, "seed": seed,
+                       "stream_seeds": [seed], "repetition": rep, "pool_dir": f"/p{seed}"},
+            "metrics": {"ops_per_sec": ops_per_sec, "persists_per_op": 0.0,
+                        "flushed_lines_per_op": None}}
+
+
+def write_records(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_compare_of_a_file_with_itself_has_too_few_repetitions(pmemids, out_path, tmp_path):
+    expect_ok(pmemids.run("--ds", "hashtable", "--mode", "pmem-trans", *TINY))
+    copy = tmp_path / "copy.jsonl"
+    shutil.copy(out_path, copy)
+    r = pmemids("compare", out_path, copy)
+    assert r.returncode == 0, r.describe()
+    assert "hashtable pmem-trans" in r.stdout
+    assert "too few repetitions for alpha 0.05: need at least 4 per side" in r.stdout
+    assert "flushed_lines" in r.stdout and "tx_bytes" in r.stdout
+
+
+def test_compare_verdicts_json_and_regression_exit(pmemids, tmp_path):
+    base = write_records(tmp_path / "base.jsonl",
+                         [run_record("hashtable", 100 + i, i, i) for i in range(5)] +
+                         [run_record("btree", 50, 0, 1)])
+    new = write_records(tmp_path / "new.jsonl",
+                        [run_record("hashtable", 80 + i, i, 10 + i) for i in range(5)] +
+                        [run_record("rbtree", 50, 0, 1)])
+    r = pmemids("compare", base, new)
+    assert r.returncode == 0, r.describe()
+    [row] = [l for l in r.stdout.splitlines() if l.startswith("hashtable")]
+    assert row.split()[-1] == "slower" and "0.804" in row, r.stdout
+    assert "only in BASE (not compared): btree dram w" in r.stdout
+    assert "only in NEW (not compared): rbtree dram w" in r.stdout
+
+    j = json.loads(pmemids("compare", base, new, "--json").stdout)
+    [c] = j["configurations"]
+    assert (c["verdict"], c["base"]["n"], c["new"]["n"]) == ("slower", 5, 5)
+    assert c["p_value"] == pytest.approx(2 / 252)
+    assert c["new"]["costs"]["flushed_lines_per_op"] is None
+    assert j["only_in_base"] == ["btree dram w"] and j["only_in_new"] == ["rbtree dram w"]
+
+    r = pmemids("compare", base, new, "--fail-on-regression", "10")
+    assert r.returncode == 3, r.describe()
+    assert "hashtable dram w: 19.6% slower" in r.stderr
+    assert pmemids("compare", base, new, "--fail-on-regression", "25").returncode == 0
+
+
+def test_compare_refuses_files_that_are_not_results(pmemids, tmp_path):
+    good = write_records(tmp_path / "good.jsonl", [run_record("hashtable", 1, 0, 0)])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(run_record("hashtable", 1, 0, 0)) + "\nnot json\n")
+    expect_usage_error(pmemids("compare", good, bad), "bad.jsonl:2: not JSON")
+    bad.write_text('{"config": {"ds": "x"}}\n')
+    expect_usage_error(pmemids("compare", bad, good), "bad.jsonl:1: not a pmemids result record")
+    expect_usage_error(pmemids("compare", good, tmp_path / "none.jsonl"), "none.jsonl")

@@ -1,0 +1,58 @@
+"""fields.py, the one list of metric names and configuration keys that claims may use,
+against real records of the binary: every name listed as written by `run` is in a real
+record, and every numeric metric and identity key of a real record is listed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run_binary
+from pmemids_report import fields, stats
+
+DERIVED = {"locality", "hostname", "pmem", "git_revision"}  # not config fields of the record
+
+
+@pytest.fixture(scope="module")
+def real_records(binary, tmp_path_factory) -> list[dict]:
+    out = tmp_path_factory.mktemp("fields") / "r.jsonl"
+    pools = Path(tempfile.mkdtemp(prefix="pmemids-fields-", dir="/dev/shm"))
+    try:
+        for workload in ("pmemids-write", "pmemids-read", "workloade"):
+            p = run_binary(binary, "run", "--ds", "btree", "--mode", "pmem-trans", "-P",
+                           str(REPO / "workloads" / workload), "-p", "recordcount=2000",
+                           "-p", "operationcount=2000", "--latency-sample", "1",
+                           "--pool-dir", str(pools), "--out", str(out))
+            assert p.returncode == 0, p.stderr
+    finally:
+        shutil.rmtree(pools, ignore_errors=True)
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_every_run_metric_is_in_a_real_record(real_records):
+    for name, source in fields.METRICS.items():
+        if source == "run":
+            assert all(name in r["metrics"] for r in real_records), name
+
+
+def test_every_numeric_metric_of_a_real_record_is_known(real_records):
+    seen = {k for r in real_records for k, v in r["metrics"].items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    assert {"latency_read_p99_ns", "latency_scan_mean_ns", "insert_not_found"} <= seen
+    assert sorted(k for k in seen if not fields.is_metric(k)) == []
+
+
+def test_configuration_keys_match_a_real_record(real_records):
+    identity = {k for r in real_records for k in r["config"]} - stats.NOT_IDENTITY
+    assert sorted(identity - set(fields.CONFIG_KEYS)) == []
+    assert sorted(set(fields.CONFIG_KEYS) - identity - DERIVED) == []
+
+
+def test_names_not_metrics_are_refused():
+    assert fields.is_metric("latency_read_p99_ns") and fields.is_metric("update_found")
+    assert not fields.is_metric("latency_read_p98_ns") and not fields.is_metric("opz_per_sec")
+    assert not fields.is_config_key("seed") and fields.is_config_key("locality")
