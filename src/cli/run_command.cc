@@ -286,6 +286,8 @@ void run(const RunOptions& o) {
   }
   const nlohmann::json context = collect_context(pool_dir, probe);
   throw_if_stopped();
+  const bool oversubscribed =
+      o.threads > static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   print_table_header(stdout);
   for (const auto& [e, m] : pairs) {
@@ -322,8 +324,7 @@ void run(const RunOptions& o) {
                        {"load_factor", o.load_factor},
                        {"node_keys", o.node_keys},
                        {"max_height", o.max_height},
-                       {"oversubscribed", o.threads > static_cast<int>(std::max(
-                                                            1u, std::thread::hardware_concurrency()))},
+                       {"oversubscribed", oversubscribed},
                        {"wait", o.wait},
                        {"combiner_yield", o.combiner_yield},
                        {"persist_requests", o.persist_requests},

@@ -75,11 +75,11 @@ struct StackRequest {
   enum Type : uint8_t { kNone = 0, kPush = 1, kPop = 2 };
   uint32_t thread = 0;
   Type type = kNone;
-  uint64_t arg = 0;  // push: the id
+  uint64_t arg = 0;   // push: the id
   uint64_t seq = 0;   // the thread's operation number (detectability)
   uint32_t slot = 0;  // DFC: which of the thread's two records
-  bool ok = false;   // push: not full; pop: not empty
-  uint64_t out = 0;  // pop: the id popped
+  bool ok = false;    // push: not full; pop: not empty
+  uint64_t out = 0;   // pop: the id popped
 };
 
 // Volatile per-thread request slots (PBcomb's requests, flat combining's

@@ -88,7 +88,8 @@ class NodeStack {
   // recycled), those plus `held` others; returns the stack's size.
   uint64_t verify(uint64_t top, uint64_t held, const char* who) const {
     std::vector<uint64_t> used;
-    walk(top, [&](uint64_t x) { used.push_back(x); }, who);
+    walk(
+        top, [&](uint64_t x) { used.push_back(x); }, who);
     if (held == 0) {
       slab_.verify(used, who);
       return used.size();

@@ -168,7 +168,9 @@ class FlatLayout {
       "flat-object DFC (seed 004's change): announcement, valid, epoch and response arrays in one "
       "persistent object, bulk-flushed";
   static uint64_t valid_bytes(uint64_t n) { return (n * 8 + kCacheLine - 1) / kCacheLine * 64; }
-  static uint64_t bytes(uint64_t n) { return 3 * kCacheLine + valid_bytes(n) + 2 * n * sizeof(Rec); }
+  static uint64_t bytes(uint64_t n) {
+    return 3 * kCacheLine + valid_bytes(n) + 2 * n * sizeof(Rec);
+  }
 
   void create(B& b, Root<B>& root, uint64_t n) {
     const auto state = b.template zalloc<char>(bytes(n), 2);
@@ -338,7 +340,8 @@ class Dfc {
   }
   template <class F>
   void for_each(F&& f) const {
-    nodes_->walk(current_top(), [&](uint64_t x) { f(nodes_->id(x)); }, kName);
+    nodes_->walk(
+        current_top(), [&](uint64_t x) { f(nodes_->id(x)); }, kName);
   }
   template <class F>
   void for_each_object(F&& visit) const {

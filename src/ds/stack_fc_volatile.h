@@ -100,7 +100,8 @@ class StackFcVolatile {
   uint64_t check() const { return nodes_->verify(top_, 0, kName); }
   template <class F>
   void for_each(F&& f) const {
-    nodes_->walk(top_, [&](uint64_t x) { f(nodes_->id(x)); }, kName);
+    nodes_->walk(
+        top_, [&](uint64_t x) { f(nodes_->id(x)); }, kName);
   }
   template <class F>
   void for_each_object(F&& visit) const {

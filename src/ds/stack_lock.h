@@ -93,7 +93,8 @@ class StackLock {
   uint64_t check() const { return nodes_->verify(root_->top, 0, kName); }
   template <class F>
   void for_each(F&& f) const {
-    nodes_->walk(root_->top, [&](uint64_t x) { f(nodes_->id(x)); }, kName);
+    nodes_->walk(
+        root_->top, [&](uint64_t x) { f(nodes_->id(x)); }, kName);
   }
   template <class F>
   void for_each_object(F&& visit) const {

@@ -177,7 +177,8 @@ class StackPbcomb {
   }
   template <class F>
   void for_each(F&& f) const {
-    nodes_->walk(top(current()), [&](uint64_t x) { f(nodes_->id(x)); }, kName);
+    nodes_->walk(
+        top(current()), [&](uint64_t x) { f(nodes_->id(x)); }, kName);
   }
   template <class F>
   void for_each_object(F&& visit) const {
@@ -190,9 +191,7 @@ class StackPbcomb {
   char* copy(uint64_t c) const { return base_ + 2 * kCacheLine + c * copy_bytes(n_); }
   char* current() const { return copy(index() & 1); }
   static uint64_t& top(char* cp) { return *reinterpret_cast<uint64_t*>(cp); }
-  Entry& entry(char* cp, uint32_t t) const {
-    return reinterpret_cast<Entry*>(cp + kCacheLine)[t];
-  }
+  Entry& entry(char* cp, uint32_t t) const { return reinterpret_cast<Entry*>(cp + kCacheLine)[t]; }
 
   bool op(uint32_t t, StackRequest::Type type, uint64_t arg, uint64_t& out) {
     const uint64_t seq = ++states_[t].seq;

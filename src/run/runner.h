@@ -62,7 +62,8 @@ struct RunRequest {
   double load_factor = 0.75;
   uint32_t max_height = 16;  // skiplist
   uint32_t node_keys = 0;    // B-tree / B+-tree keys per node; 0 = default
-  CombiningOptions combining;  // combining stacks; poolnodes comes from the workload
+  // Combining stacks; poolnodes comes from the workload.
+  CombiningOptions combining;
   const WorkloadSpec* spec = nullptr;
   ThreadMode thread_mode = ThreadMode::kSingle;
   int threads = 1;
@@ -382,8 +383,8 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock&
           if (req.spec->localwork > 0) {
             detail::LocalWork w(targets[t].get(), req.spec->localwork,
                                 req.spec->seed + static_cast<uint64_t>(t));
-            detail::timed_drive<OpSet::kStack>(w, lock, req, slices[t].ops, slices[t].samples,
-                                               ctl, outs[t]);
+            detail::timed_drive<OpSet::kStack>(w, lock, req, slices[t].ops, slices[t].samples, ctl,
+                                               outs[t]);
             return;
           }
         }

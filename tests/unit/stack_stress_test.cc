@@ -49,7 +49,8 @@ TYPED_TEST(StackStress, EveryPushedValueIsPoppedAtMostOnce) {
   using DS = typename TypeParam::DS;
   constexpr int kThreads = 4;
   for (WaitPolicy wait : {WaitPolicy::kSpin, WaitPolicy::kYield}) {
-    DsOptions o{.capacity = uint64_t{kThreads} * kOpsPerThread, .value_size = 8, .threads = kThreads};
+    DsOptions o{
+        .capacity = uint64_t{kThreads} * kOpsPerThread, .value_size = 8, .threads = kThreads};
     o.combining.wait = wait;
     B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, wait_policy_name(wait)), B::kMode));
     DS ds(b, o);
