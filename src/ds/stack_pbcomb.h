@@ -188,7 +188,9 @@ class StackPbcomb {
 
  private:
   uint64_t& index() const { return *reinterpret_cast<uint64_t*>(base_); }
-  char* copy(uint64_t c) const { return base_ + 2 * kCacheLine + c * copy_bytes(n_); }
+  // Line 0 the index, then the two copies (state_bytes keeps a line of slack
+  // for align_line).
+  char* copy(uint64_t c) const { return base_ + kCacheLine + c * copy_bytes(n_); }
   char* current() const { return copy(index() & 1); }
   static uint64_t& top(char* cp) { return *reinterpret_cast<uint64_t*>(cp); }
   Entry& entry(char* cp, uint32_t t) const { return reinterpret_cast<Entry*>(cp + kCacheLine)[t]; }
