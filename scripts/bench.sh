@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The main benchmark: installs what is missing, builds Release, and runs the
+# The main benchmark: installs what is missing, builds the pmemids binary
+# (Release, that target only), installs it on PATH (scripts/install.sh:
+# /usr/local/bin/pmemids unless PMEMIDS_PREFIX says otherwise), and runs the
 # paper's write (90% update / 10% insert) and read (100%) zipfian workloads on
 # every structure in every persistence mode.
 #
@@ -17,7 +19,7 @@ case "$scale" in
   *) echo "bench.sh: PMEMIDS_BENCH_SCALE must be quick or paper, not '$scale'" >&2; exit 2 ;;
 esac
 scripts/setup.sh
-scripts/build.sh release
+scripts/install.sh
 out="results/bench-$scale-$(date -u +%Y%m%dT%H%M%SZ).jsonl"
 for w in pmemids-write pmemids-read; do
   build/pmemids run --ds all --mode all --workload "workloads/$w" "${sizes[@]}" --out "$out" "$@"

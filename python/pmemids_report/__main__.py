@@ -1,10 +1,10 @@
-"""Command line: python -m pmemids_report FILE|DIR... --out DIR [--csv PATH].
+"""Command line: python -m pmemids_report FILE|DIR... --out DIR [--csv PATH] [--jobs N].
 
 Exit 0 with the report written; exit 2 with `pmemids report: error: <file>:<line>:
 <what>` on stderr (no line for file-level problems) for missing files, invalid
 JSON, records without required fields, or bad arguments, and for an --out or
 --csv that cannot be written (checked before anything is); exit 1 when writing
-fails all the same.
+fails all the same. Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -28,10 +28,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="output directory: index.html and figures/ (created if missing)")
     parser.add_argument("--csv", type=Path, metavar="PATH",
                         help="also write every record as one row of a CSV table")
+    parser.add_argument("--jobs", type=_positive, metavar="N",
+                        help="processes drawing figures (default: one per CPU)")
     args = parser.parse_args(argv)
     from . import report  # after parsing: --help stays fast
     try:
-        index = report.make(args.inputs, args.out, args.csv)
+        index = report.make(args.inputs, args.out, args.csv, args.jobs)
     except ReportError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
@@ -40,6 +42,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"{PROG}: wrote {index}", file=sys.stderr)
     return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of processes, got {text!r}")
+    return n
 
 
 if __name__ == "__main__":

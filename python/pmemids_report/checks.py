@@ -2,10 +2,14 @@
 
 environment(records): the `context` of run records, one row per key: the value
 when every record agrees, otherwise each distinct value with its record count
-(timestamps as first – last).
+(timestamps as first – last). A sweep runs each configuration in a pool
+directory of its own (<base>/sweep-<config id>): the pool directory is shown
+as its base, once.
 
 warnings(records, confs): derived warnings, most important first:
   - PMEM was emulated (context.pmem == "emulated")
+  - eADR was emulated (config.domain == "eadr-emulated"): write-backs skipped
+  - what-if media latency was injected (config.pmem_write_ns / pmem_read_ns)
   - a build was not optimized (context.optimized false, or build_type not Release)
   - a git revision ends in -dirty
   - records come from more than one host, CPU model, git revision, PMEM kind,
@@ -21,6 +25,7 @@ configuration summary, reason ("failed: <reason>" for failed ones), file and lin
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 import pandas as pd
@@ -34,11 +39,21 @@ LISTED = 8   # configurations named per warning before "and N more"
 
 
 def _contexts(records: list[Record]) -> list[dict]:
-    return [r.data["context"] for r in records if r.kind == "run"]
+    return [r.data["context"] for r in records if r.kind in ("run", "micro")]
 
 
 def _show(v) -> str:
     return json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else str(v)
+
+
+SWEEP_POOL_DIR = re.compile(r"/sweep-[0-9a-f]{16}/?$")
+
+
+def _environment_value(key: str, value) -> str:
+    if key == "pool_dir" and isinstance(value, str):
+        base = SWEEP_POOL_DIR.sub("", value)
+        return base if base == value else f"{base} (a sweep-<config id> directory per configuration)"
+    return _show(value)
 
 
 def environment(records: list[Record]) -> list[tuple[str, str]]:
@@ -46,7 +61,7 @@ def environment(records: list[Record]) -> list[tuple[str, str]]:
     keys = list(dict.fromkeys(k for c in contexts for k in c))
     rows = []
     for k in keys:
-        values = [_show(c[k]) if k in c else "(absent)" for c in contexts]
+        values = [_environment_value(k, c[k]) if k in c else "(absent)" for c in contexts]
         counts = Counter(values)
         if k == "timestamp" and len(counts) > 1:
             present = sorted(v for v in values if v != "(absent)")
@@ -80,6 +95,21 @@ def warnings(records: list[Record], confs: pd.DataFrame) -> list[str]:
         out.append(f"PMEM was emulated for {n_emulated} of {len(contexts)} records: the pool was on "
                    "memory that is not persistent (e.g. tmpfs). Flushes ran, but the numbers show "
                    "software costs on DRAM, not persistent-memory media.")
+    configs = [r.data["config"] for r in records if r.kind == "run"]
+    eadr = sum(1 for c in configs if c.get("domain") == "eadr-emulated")
+    if eadr:
+        out.append(f"eADR was emulated for {eadr} of {len(configs)} records: pmemids and libpmemobj "
+                   "skipped their cache-line write-backs and kept every fence, as a platform with "
+                   "persistent caches would; those pools were not crash-safe on the machine.")
+    injected = Counter(
+        f"{c.get('pmem_profile') or 'custom'}: {c.get('pmem_write_ns') or 0} ns per written-back line, "
+        f"{c.get('pmem_read_ns') or 0} ns per node read"
+        for c in configs if c.get("pmem_write_ns") or c.get("pmem_read_ns"))
+    if injected:
+        out.append(f"What-if media latency was injected in {sum(injected.values())} of {len(configs)} "
+                   "records (" + "; ".join(f"{k} ({n})" for k, n in injected.most_common()) + "): "
+                   "their throughput models slower media by busy-waiting; it was not measured on "
+                   "such media.")
     slow = sum(1 for c in contexts if c.get("optimized") is False
                or ("build_type" in c and c["build_type"] != "Release"))
     if slow:
@@ -121,7 +151,8 @@ def skipped(records: list[Record]) -> list[dict]:
         if r.kind not in ("skipped", "failed"):
             continue
         config = r.data["config"]
+        fields = SKIPPED_FIELDS if config.get("kind") != "micro" else [k for k in config if k != "kind"]
         reason = r.data["reason"] if r.kind == "skipped" else f"failed: {r.data['reason']}"
-        out.append({"config": ", ".join(f"{k}={config[k]}" for k in SKIPPED_FIELDS if config.get(k) is not None),
+        out.append({"config": ", ".join(f"{k}={config[k]}" for k in fields if config.get(k) is not None),
                     "reason": reason, "where": f"{r.file}:{r.line}"})
     return out

@@ -4,9 +4,12 @@ METRICS: numeric fields of a record's `metrics` object, by where they come from.
   run       every run record has them (tests/report/test_fields.py runs pmemids and checks
             both directions: each is in a real record, each numeric metric of a real
             record is known here)
+  run --counters perf|sim
+            records of runs with that option have them (tests/report/test_fields.py
+            checks them against real records the same way)
   issue N   named by that issue's contract for a command or option still to land
-            (persistence domains 13, micro-benchmarks 14, combining stacks 16, counters
-            19); when it lands, its real records are checked the same way
+            (micro-benchmarks 14, combining stacks 16); when it
+            lands, its real records are checked the same way
 COSTS, the per-operation costs among them, are the report's cost columns (stats.py).
 Per-operation-type metrics are patterns: <op>_ops, <op>_found, <op>_not_found and
 latency_<op>_<stat> for every operation type.
@@ -22,33 +25,54 @@ import re
 
 from .style import OP_TYPES, PERCENTILES
 
+# The events of `run --counters perf` (src/counters/perf_events.h, kPerfEvents).
+PERF_EVENTS = ["cycles", "instructions", "branch_misses", "llc_loads", "llc_misses", "l1d_misses",
+               "dtlb_misses", "page_faults", "context_switches", "cpu_migrations"]
 # The per-operation costs of a run record (the report's cost columns).
-COSTS = ["persists_per_op", "flushed_lines_per_op", "tx_per_op", "tx_bytes_per_op",
-         "allocs_per_op", "frees_per_op", "translations_per_op"]
+COSTS = ["persists_per_op", "flushed_lines_per_op", "fences_per_op", "tx_per_op",
+         "tx_bytes_per_op", "allocs_per_op", "frees_per_op", "translations_per_op"]
+# Cache-miss ratios the report averages per configuration (Table III, table3.py).
+COUNTER_RATIOS = ["llc_miss_ratio", "sim_ll_miss_ratio"]
 METRICS: dict[str, str] = {
     **{k: "run" for k in [
         "ops", "seconds", "ops_per_sec", "wall_ops_per_sec", "load_ops", "load_seconds",
         "open_seconds", "recovery_seconds", "pool_bytes", *COSTS,
+        # the flush layer and persistence domains (issue 13); null when unobserved
+        "flushes_elided_per_op", "pmemids_persists_per_op", "pmemids_flushed_lines_per_op",
+        "pmemids_fences_per_op", "lib_flushed_lines_per_op",
+        "lib_fences_per_op", "lib_flushes_elided_per_op", "injected_write_ns_per_op",
+        "injected_read_ns_per_op",
+        # the run layer's trust (issue 10)
+        "operationcount", "sum_of_rates_ops_per_sec", "thread_seconds_spread", "allowed_cpus",
+        "cycles", "cpu_user_seconds", "cpu_system_seconds", "voluntary_context_switches",
+        "involuntary_context_switches",
+        # the combining stacks' context switches per operation (issue 16)
         "voluntary_switches_per_op", "involuntary_switches_per_op"]},
-    **{k: "issue 13" for k in ["fences_per_op", "flushes_elided_per_op"]},
     **{k: "issue 14" for k in [
         "ns_per_op", "gib_per_sec", "flushes_issued", "fences_issued", "ewr", "rwr"]},
     **{k: "issue 16" for k in ["combining_sessions_per_op", "mean_batch_size",
                                "elimination_ratio", "spins_per_op"]},
-    **{k: "issue 19" for k in [
-        "llc_miss_ratio", "llc_misses_per_op", "instructions_per_op", "cycles_per_op",
-        "sim_ll_miss_ratio", "sim_instructions_per_op"]},
+    # --counters perf: each event's total and <event>_per_op (null where not counted).
+    **{k: "run --counters perf" for e in PERF_EVENTS for k in (e, f"{e}_per_op")},
+    **{k: "run --counters perf" for k in ["llc_miss_ratio", "ipc"]},
+    # --counters sim (callgrind).
+    **{k: "run --counters sim" for k in [
+        "sim_instructions", "sim_instructions_per_op", "sim_data_reads_per_op",
+        "sim_data_writes_per_op", "sim_i1_misses_per_op", "sim_d1_read_misses_per_op",
+        "sim_d1_write_misses_per_op", "sim_ll_misses_per_op", "sim_ll_write_misses_per_op",
+        "sim_ll_instruction_misses_per_op", "sim_ll_miss_ratio", "sim_d1_miss_ratio",
+        "sim_branches_per_op", "sim_branch_misses_per_op"]},
 }
 PER_OP_TYPE = ("ops", "found", "not_found")
 LATENCY_STATS = ("samples", "mean_ns", *(f"{p}_ns" for p, _ in PERCENTILES))
 
 _PER_OP = re.compile(rf"({'|'.join(OP_TYPES)})_({'|'.join(PER_OP_TYPE)})")
-_LATENCY = re.compile(rf"latency_({'|'.join(OP_TYPES)})_({'|'.join(LATENCY_STATS)})")
+_LATENCY = re.compile(rf"(?:intended_)?latency_({'|'.join(OP_TYPES)})_({'|'.join(LATENCY_STATS)})")
 
 CONFIG_KEYS = (
     # what and how
     "ds", "mode", "workload", "thread_mode", "threads", "lock", "pin", "cpu_node", "mem_node",
-    "duration", "timeline_ms", "latency_sample", "warmup", "reopen",
+    "duration", "min_time", "timeline_ms", "latency_sample", "warmup", "reopen", "target",
     # structure knobs
     "load_factor", "node_keys", "max_height",
     # combining stacks (issue 16)
@@ -59,8 +83,16 @@ CONFIG_KEYS = (
     "scanproportion", "readmodifywriteproportion", "deleteproportion", "requestdistribution",
     "zipfianconstant", "insertorder", "fieldlength", "maxscanlength", "hotspotdatafraction",
     "hotspotopnfraction", "readmissrate", "request_generator", "tracefile", "traceload",
+    # persistence domain, flush instruction, what-if latency
+    "domain", "flush", "flush_instruction", "flush_auto", "movnt_threshold", "flush_cold",
+    "pmem_write_ns", "pmem_read_ns", "pmem_profile",
+    # operation sets other than kv (docs/design.md), and runs outside a structure's domains
+    "operationset", "pushproportion", "popproportion", "pushpoppairs", "keyrange", "producers",
+    "consumers", "queueslots", "slotsize", "unsafe",
     # derived by the report, and the context's part of a configuration's identity
     "locality", "hostname", "pmem", "git_revision",
+    # what was counted: null, "perf" or "sim" (a simulated run's throughput is valgrind's)
+    "counters",
 )
 
 

@@ -4,12 +4,14 @@ Selection looks only at what the configurations contain (rows of
 stats.configurations; "single" means thread_mode single, the default):
 
   fig3_single_thread   single-thread configurations without NUMA placement (if
-                       there are none: those on local memory): one panel per
-                       workload, structures along x, one bar per mode
+                       there are none: those on local memory), as the paper draws
+                       its Fig. 3: a row of panels per workload, one panel per
+                       structure, the modes along x; one y scale for every panel
   fig5_btree_node_size the same data restricted to btree and btree-embedded, when
                        both are present: modes along x, the two variants side by side
   fig6_parallel_<w>    parallel configurations, one figure per workload: one panel
-                       per structure, throughput against threads, one line per mode
+                       per structure, throughput against threads, one line per mode;
+                       points with more threads than CPUs (oversubscribed) hollow
   fig7_concurrent_<w>  concurrent configurations, one figure per workload: a panel
                        for the fewest and one for the most threads, structures along
                        x, one bar per mode (and lock kind, hatched, when a structure
@@ -25,6 +27,10 @@ stats.configurations; "single" means thread_mode single, the default):
                        per structure, percentiles along x, one line per mode
   timeline             run records with timeline_ops_per_sec: one panel per
                        structure, throughput over time, one line per repetition
+
+Throughput is drawn as the mean over repetitions with min-max whiskers (never
+below zero, so they stay drawable on a log axis); bar figures share one y scale
+across their panels.
 
 Every figure's cells (panel, x, series) must each hold one configuration. Where
 other settings differ within a cell (say two record counts), the figure is split
@@ -51,6 +57,7 @@ class FigureSpec:
     kind: str                    # "bars" | "lines" | "percentiles" | "timeline"
     data: pd.DataFrame           # configurations (timeline: run rows), in plot order
     panel: str | None            # one subplot per value of this column
+    row: str | None = None       # bars: one row of panels per value of this column
     x: str | None = None         # bars: column of the groups along x; lines: numeric x column
     hatch: str | None = None     # series dimension besides mode: bar hatch / line style
     op: str | None = None        # percentiles: the operation type
@@ -62,13 +69,14 @@ def select(confs: pd.DataFrame, run_rows: pd.DataFrame) -> list[FigureSpec]:
         return []
     specs: list[FigureSpec] = []
     single = confs[confs["thread_mode"] == "single"]
-    unbound = single[single["locality"].map(missing)]
+    # (astype: an empty object-typed mask would select columns, not rows)
+    unbound = single[single["locality"].map(missing).astype(bool)]
     specs += _fig3_and_5(unbound if len(unbound) else single[single["locality"] == "local"])
     for workload, df in _by_workload(confs[confs["thread_mode"] == "parallel"]):
         specs += _fig6(workload, df)
     for workload, df in _by_workload(confs[confs["thread_mode"] == "concurrent"]):
         specs += _fig7(workload, df) + _fig8(workload, df)
-    specs += _fig9(single[single["locality"].map(lambda v: not missing(v))])
+    specs += _fig9(single[single["locality"].map(lambda v: not missing(v)).astype(bool)])
     # Latency percentiles of the single-thread (unplaced) runs when there are
     # any: one figure per operation type instead of one per thread setting.
     specs += _latency(confs, preferred=unbound if len(unbound) else single)
@@ -81,8 +89,9 @@ def _fig3_and_5(df: pd.DataFrame) -> list[FigureSpec]:
     for settings, part in split(df, ["workload", "ds", "mode"]):
         specs.append(FigureSpec(
             _id("fig3_single_thread", settings), _title("Single-thread throughput", settings),
-            "Throughput of each structure in each mode, one thread. " + _bar_caption(part),
-            "bars", part, panel="workload", x="ds", settings=settings))
+            "Throughput of each structure in each mode, one thread: a row per workload, a panel "
+            "per structure, every panel on the same scale. " + _bar_caption(part),
+            "bars", part, panel="ds", row="workload", x="mode", settings=settings))
         btrees = part[part["ds"].isin(["btree", "btree-embedded"])]
         if any(set(w["ds"]) == {"btree", "btree-embedded"} for _, w in btrees.groupby("workload")):
             specs.append(FigureSpec(
@@ -99,7 +108,8 @@ def _fig6(workload: str, df: pd.DataFrame) -> list[FigureSpec]:
         _id(f"fig6_parallel_{workload}", settings),
         _title(f"Parallel throughput vs threads — {_text(part)}", settings),
         "Each thread runs its own instance (parallel mode); total throughput of all threads. "
-        "Points: mean over repetitions; error bars: ±1 standard deviation. " + _n_text(part),
+        "Points: mean over repetitions; whiskers: min–max. " + _oversubscribed_text(part)
+        + _n_text(part),
         "lines", part, panel="ds", x="threads", settings=settings)
         for settings, part in split(df, ["ds", "mode", "threads"])]
 
@@ -114,7 +124,7 @@ def _fig7(workload: str, df: pd.DataFrame) -> list[FigureSpec]:
             _title(f"Concurrent throughput, fewest vs most threads — {_text(part)}", settings),
             "All threads share one instance behind one lock (concurrent mode). "
             + ("Bars are hatched by lock kind. " if several_locks else "Lock kinds are in the table. ")
-            + _bar_caption(part),
+            + _oversubscribed_text(part) + _bar_caption(part),
             "bars", part, panel="threads", x="ds", hatch="lock" if several_locks else None,
             settings=settings))
     return specs
@@ -130,7 +140,7 @@ def _fig8(workload: str, df: pd.DataFrame) -> list[FigureSpec]:
         _id(f"fig8_locks_{workload}", settings),
         _title(f"Lock kinds under contention — {_text(part)}", settings),
         "Structures and modes run with more than one lock kind (concurrent mode); "
-        "colour: mode, hatch: lock kind. " + _bar_caption(part),
+        "colour: mode, hatch: lock kind. " + _oversubscribed_text(part) + _bar_caption(part),
         "bars", part, panel="ds", x="threads", hatch="lock", settings=settings)
         for settings, part in split(studied, ["ds", "mode", "lock", "threads"])]
 
@@ -241,10 +251,17 @@ def _setup(df: pd.DataFrame) -> str:
 
 def _n_text(df: pd.DataFrame) -> str:
     lo, hi = int(df["n"].min()), int(df["n"].max())
-    text = f"n = {lo} repetitions" if lo == hi else f"n = {lo}–{hi} repetitions"
+    text = f"n = {lo}–{hi} repetitions" if lo != hi else f"n = {lo} repetition{'' if lo == 1 else 's'}"
     return text + (" (no error bar where n = 1)." if lo == 1 else ".")
 
 
 def _bar_caption(df: pd.DataFrame) -> str:
-    return "Bars: mean over repetitions; error bars: ±1 standard deviation; " + _n_text(df)
+    return "Bars: mean over repetitions; whiskers: min–max; " + _n_text(df)
+
+
+def _oversubscribed_text(df: pd.DataFrame) -> str:
+    if "oversubscribed" not in df or not df["oversubscribed"].any():
+        return ""
+    return ("Configurations marked oversubscribed in the table (hollow points in line figures) "
+            "ran more threads than the machine has CPUs: they show time-sharing, not scaling. ")
 

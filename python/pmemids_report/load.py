@@ -14,9 +14,14 @@ one record, classified by its top-level flags:
              listed with its reason, never plotted
   verdict    a `claim` object: a claim's verdict from `pmemids reproduce`; shown on
              the reproduction page, never a configuration
+  micro      a measured repetition of `pmemids micro` (`"kind": "micro"`): drawn by
+             micro.py, never pooled with run records (its warm-ups, aggregates,
+             skipped and failed configurations take the kinds above)
 
 Required fields (everything else is optional; unknown top-level keys are ignored):
-  every record      schema_version == 1; config object with string ds and mode (not verdicts)
+  every record      schema_version == 1; config object with string ds and mode (not
+                    verdicts; micro records, and sweeps' skipped or failed micro
+                    configurations, `config.kind == "micro"`: string config.bench instead)
   run, warmup       context object; metrics object with a number ops_per_sec >= 0
   aggregate         metrics object
   skipped, failed   string reason
@@ -36,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA_VERSION = 1
-KINDS = ("run", "warmup", "aggregate", "skipped", "failed", "verdict")
+KINDS = ("run", "warmup", "aggregate", "skipped", "failed", "verdict", "micro")
 MAX_DEPTH = 64  # nesting of objects and lists in one record; pmemids writes 4
 
 
@@ -118,6 +123,8 @@ def _parse(file: str, line: int, text: str) -> Record:
 
     if "claim" in data:
         return _verdict(file, line, data, fail)
+    config = _object(data, "config", fail)
+    is_micro = data.get("kind") == "micro" or config.get("kind") == "micro"
     if data.get("skipped") is True:
         kind = "skipped"
     elif data.get("failed") is True:
@@ -127,10 +134,9 @@ def _parse(file: str, line: int, text: str) -> Record:
     elif data.get("warmup") is True:
         kind = "warmup"
     else:
-        kind = "run"
+        kind = "micro" if is_micro else "run"
 
-    config = _object(data, "config", fail)
-    for key in ("ds", "mode"):
+    for key in ("bench",) if is_micro else ("ds", "mode"):
         if not isinstance(config.get(key), str):
             raise fail(f"missing field 'config.{key}' (a string)" if key not in config
                        else f"field 'config.{key}' must be a string")
@@ -139,13 +145,15 @@ def _parse(file: str, line: int, text: str) -> Record:
         if config.get(key) is not None:
             _optional_int(config, key, 0, fail)
 
-    if kind in ("run", "warmup"):
+    if kind in ("run", "warmup", "micro"):
         _object(data, "context", fail)
         metrics = _object(data, "metrics", fail)
         value = metrics.get("ops_per_sec")
         if "ops_per_sec" not in metrics:
             raise fail("missing field 'metrics.ops_per_sec'")
-        if (isinstance(value, bool) or not isinstance(value, (int, float))
+        if is_micro and value is None:
+            pass  # nothing completed in the window: not observed
+        elif (isinstance(value, bool) or not isinstance(value, (int, float))
                 or not math.isfinite(value) or value < 0):
             raise fail(f"field 'metrics.ops_per_sec' must be a finite number >= 0, found {value!r}")
     elif kind == "aggregate":

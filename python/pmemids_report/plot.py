@@ -1,12 +1,15 @@
 """Drawing FigureSpecs with matplotlib (Agg backend): `<id>.png` (150 dpi) and
-`<id>.svg` per figure. The spec's title heads the legend above the panels, so a
-PNG stands alone.
+`<id>.svg` per figure. The spec's title heads the legend above the panels, and a
+footer under them states the scale (records, operations, repetitions) and
+"emulated PMEM" when it was, so a PNG stands alone.
 
 SVG text is kept as text (svg.fonttype 'none'): labels stay searchable. Throughput
-axes are in Kops/s; bars and points are means over repetitions with ±1 standard
-deviation error bars. A panel whose plotted values span more than
-style.LOG_SCALE_RATIO gets a logarithmic y axis, said in its label. Colour is the
-mode in every figure; the spec's hatch column is drawn as bar hatches or line styles.
+axes are in Kops/s; bars and points are means over repetitions with min-max
+whiskers (never below zero). Bar figures put all their panels on one y scale
+(a grid when the spec has rows); a y axis whose plotted values span more than
+style.LOG_SCALE_RATIO is logarithmic, said in its label. Colour is the mode in
+every figure; the spec's hatch column is drawn as bar hatches or line styles;
+oversubscribed points of line figures are hollow.
 """
 
 from __future__ import annotations
@@ -46,15 +49,43 @@ def render(spec: FigureSpec, out_dir: Path) -> list[str]:
     """Writes the PNG and SVG of spec into out_dir; returns their file names."""
     draw = {"bars": _bars, "lines": _lines, "percentiles": _percentiles, "timeline": _timeline}
     fig = draw[spec.kind](spec)
+    fig.supxlabel(footer(spec.data), fontsize=7.5, color="#555555")
     _fit_legend(fig)
     names = []
     for ext in ("png", "svg"):
         name = f"{spec.id}.{ext}"
-        fig.savefig(out_dir / name, dpi=150,
-                    metadata={"Date": None} if ext == "svg" else None)
+        # PNG: zlib level 1 encodes several times faster than the default 6, for larger files.
+        options = {"pil_kwargs": {"compress_level": 1}} if ext == "png" else {"metadata": {"Date": None}}
+        fig.savefig(out_dir / name, dpi=150, **options)
+        fig.set_layout_engine("none")  # laid out once, by the first save
         names.append(name)
     plt.close(fig)
     return names
+
+
+def footer(df) -> str:
+    """'5,000 records, 20,000 operations, 3 repetitions per point; emulated PMEM'."""
+    parts = []
+    for column, unit in (("recordcount", "records"), ("operationcount", "operations")):
+        if column in df:
+            parts.append(f"{_span(df[column])} {unit}")
+    if "duration" in df and df["duration"].map(lambda v: not missing(v)).any():
+        parts.append(f"{_span(df['duration'])} s timed")
+    reps = df["n"] if "n" in df else df.groupby("config_id").size()  # run rows: count them
+    parts.append(f"{_span(reps)} repetition{'' if set(reps) == {1} else 's'} per point")
+    text = ", ".join(parts)
+    if "pmem" in df and (df["pmem"] == "emulated").any():
+        text += "; emulated PMEM (DRAM behind the flushes)"
+    return text
+
+
+def _span(values) -> str:
+    """'5,000' or '2,000–4,000' over the present values."""
+    present = sorted({v for v in values if not missing(v)})
+    if not present:
+        return "–"
+    lo, hi = (f"{v:,.0f}" if float(v).is_integer() else f"{v:g}" for v in (present[0], present[-1]))
+    return lo if lo == hi else f"{lo}–{hi}"
 
 
 def _fit_legend(fig) -> None:
@@ -81,15 +112,16 @@ def _eq(series, value):
     return series.map(lambda v: (None if missing(v) else v) == value)
 
 
-def _panels(spec: FigureSpec):
-    """(title, rows) per panel, in order."""
-    d = spec.data
+def _panels(spec: FigureSpec, data=None):
+    """(title, rows) per panel value of spec (in order), rows taken from data
+    (default: all of spec.data; a panel may then be empty)."""
+    d = spec.data if data is None else data
     if spec.panel is None:
         return [("", d)]
     out = []
-    for v in ordered(d[spec.panel], spec.panel):
+    for v in ordered(spec.data[spec.panel], spec.panel):
         rows = d[_eq(d[spec.panel], v)]
-        if spec.panel == "workload":
+        if spec.panel == "workload" and len(rows):
             title = rows["workload_text"].iloc[0]
         elif spec.panel == "threads":
             title = threads_label(v)
@@ -126,15 +158,17 @@ def _y_axis(ax, values, label: str) -> None:
     log = bool(positive) and max(positive) / min(positive) > LOG_SCALE_RATIO
     if log:
         ax.set_yscale("log")
+        ax.yaxis.set_minor_locator(NullLocator())  # decades are enough, and minor ticks are costly
     else:
         ax.set_ylim(bottom=0)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 1 else f"{v:g}"))
     ax.set_ylabel(label + (", log scale" if log else ""))
 
 
-def _legend(fig, spec: FigureSpec, line: bool, markers: bool = True) -> None:
-    """Above the panels, under the title: one row of modes, one row of hatch values."""
-    modes = [] if spec.x == "mode" else ordered(spec.data["mode"], "mode")  # else on the x axis
+def _legend(fig, spec: FigureSpec, line: bool, markers: bool = True, oversubscribed: bool = False) -> None:
+    """Above the panels, under the title: one row of modes, one row of hatch values
+    (and the hollow marker of oversubscribed points)."""
+    modes = ordered(spec.data["mode"], "mode")
     if line:
         rows = [[Line2D([], [], color=mode_color(m), marker=MARKERS.get(m, "o") if markers else None, label=m)
                  for m in modes]]
@@ -148,6 +182,9 @@ def _legend(fig, spec: FigureSpec, line: bool, markers: bool = True) -> None:
         else:
             rows.append([Patch(facecolor="white", edgecolor="#333333", hatch=style, label=_hatch_label(spec.hatch, v))
                          for v, style in styles.items()])
+    if oversubscribed:
+        rows[0].append(Line2D([], [], color="#555555", marker="o", markerfacecolor="white", linestyle="none",
+                              label="more threads than CPUs"))
     rows = [r for r in rows if r]
     ncol = max(len(r) for r in rows)
     blank = Patch(visible=False, label="")
@@ -176,31 +213,80 @@ def _grid(n: int, width: float, height: float, max_cols: int = 4):
     return fig, flat[:n]
 
 
-def _bars(spec: FigureSpec):
+def _whiskers(rows) -> list[list[float]] | None:
+    """Min-max whiskers around the means, in Kops/s; None when no row has a spread."""
+    if all(r["n"] < 2 for r in rows):
+        return None
+    return [[0 if r["n"] < 2 else (r["mean"] - r["min"]) / 1e3 for r in rows],
+            [0 if r["n"] < 2 else (r["max"] - r["mean"]) / 1e3 for r in rows]]
+
+
+def _bar_grid(spec: FigureSpec):
+    """(figure, [(axes, title, rows)]): one column of panels, or, when the spec has
+    rows, a row of panels (a subfigure headed by its value) per value of spec.row.
+    (Axes are not shared across subfigures: matplotlib redraws the whole figure on
+    every limit change then; _bars gives all panels one scale instead.)"""
     panels = _panels(spec)
+    if spec.row is None:
+        bars = max(len(rows) for _, rows in panels)
+        fig, axes = plt.subplots(len(panels), 1, squeeze=False, layout="constrained",
+                                 figsize=(min(16.0, max(6.5, 1.5 + 0.24 * bars)), 1.1 + 2.7 * len(panels)))
+        return fig, [(ax, title, rows) for ax, (title, rows) in zip(axes[:, 0], panels)]
+    row_values = ordered(spec.data[spec.row], spec.row)
+    fig = plt.figure(layout="constrained", figsize=(0.6 + 1.45 * len(panels), 1.2 + 2.6 * len(row_values)))
+    cells = []
+    for sub, rv in zip(fig.subfigures(len(row_values), 1, squeeze=False)[:, 0], row_values):
+        in_row = spec.data[_eq(spec.data[spec.row], rv)]
+        sub.suptitle(_row_title(spec, in_row), x=0.01, ha="left", fontweight="bold", fontsize=9.5)
+        axes = sub.subplots(1, len(panels), squeeze=False)[0]
+        for ax, (title, rows) in zip(axes, _panels(spec, in_row)):
+            cells.append((ax, title, rows))
+    return fig, cells
+
+
+def _row_title(spec: FigureSpec, rows) -> str:
+    """The heading of a row of panels: the workload's description, or column: value."""
+    return rows["workload_text"].iloc[0] if spec.row == "workload" else f"{spec.row}: {rows[spec.row].iloc[0]}"
+
+
+def _bars(spec: FigureSpec):
     hatches = _hatch_styles(spec, HATCHES)
-    per_group = max(len(rows[_eq(rows[spec.x], g)]) for _, rows in panels
+    fig, cells = _bar_grid(spec)
+    per_group = max(len(rows[_eq(rows[spec.x], g)]) for _, _, rows in cells
                     for g in ordered(rows[spec.x], spec.x))
-    bars = max(len(rows) for _, rows in panels)
-    fig, axes = plt.subplots(len(panels), 1, squeeze=False, layout="constrained",
-                             figsize=(min(16.0, max(6.5, 1.5 + 0.24 * bars)), 0.9 + 2.7 * len(panels)))
     width = 0.8 / per_group
-    for ax, (title, rows) in zip(axes[:, 0], panels):
+    for ax, title, rows in cells:
         groups = ordered(rows[spec.x], spec.x)
         for gi, g in enumerate(groups):
             series = _series_order(spec, rows[_eq(rows[spec.x], g)])
             for j, r in enumerate(series):
-                err = None if missing(r["sd"]) else r["sd"] / 1e3
+                err = _whiskers([r])
                 ax.bar(gi + (j - (len(series) - 1) / 2) * width, r["mean"] / 1e3, width * 0.95,
                        yerr=err, color=mode_color(r["mode"]), hatch=hatches[_hatch_value(spec, r)],
                        edgecolor="#333333", linewidth=0.4, capsize=2, error_kw={"elinewidth": 0.8})
-        ax.set_xticks(range(len(groups)), ["none" if g is None else str(g) for g in groups])
+        labels = ["none" if g is None else str(g) for g in groups]
+        ax.set_xticks(range(len(groups)), labels)
+        if spec.row is not None and len(groups) > 2:  # narrow panels
+            ax.tick_params(axis="x", labelrotation=40, labelsize=7.5)
+            for label in ax.get_xticklabels():
+                label.set_horizontalalignment("right")
         if spec.x == "threads":
             ax.set_xlabel("threads")
-        _y_axis(ax, rows["mean"], THROUGHPUT)
         ax.set_title(title)
         ax.grid(axis="y", alpha=0.3)
         ax.set_axisbelow(True)
+    # One scale for every panel: linear or log decided on every plotted value,
+    # limits the union of the panels' own.
+    values = [v / 1e3 for _, _, rows in cells for v in list(rows["min"]) + list(rows["max"]) + list(rows["mean"])]
+    for ax, _, _ in cells:
+        _y_axis(ax, values, THROUGHPUT)
+    limits = [ax.get_ylim() for ax, _, _ in cells]
+    low, high = min(lo for lo, _ in limits), max(hi for _, hi in limits)
+    for ax, _, _ in cells:
+        ax.set_ylim(low, high)
+        if not ax.get_subplotspec().is_first_col():
+            ax.set_ylabel("")
+            ax.tick_params(axis="y", labelleft=False)
     _legend(fig, spec, line=False)
     return fig
 
@@ -216,19 +302,24 @@ def _lines(spec: FigureSpec):
             series.setdefault((r["mode"], _hatch_value(spec, r)), []).append(r)
         for (mode, hv), pts in series.items():
             pts.sort(key=lambda r: r[spec.x])
-            ax.errorbar([r[spec.x] for r in pts], [r["mean"] / 1e3 for r in pts],
-                        yerr=[0 if missing(r["sd"]) else r["sd"] / 1e3 for r in pts],
+            ax.errorbar([r[spec.x] for r in pts], [r["mean"] / 1e3 for r in pts], yerr=_whiskers(pts),
                         color=mode_color(mode), marker=MARKERS.get(mode, "o"), markersize=4,
                         linestyle=styles[hv], linewidth=1.3, capsize=2)
+            over = [r for r in pts if r.get("oversubscribed") is True]
+            if over:  # hollow: more threads than CPUs
+                ax.plot([r[spec.x] for r in over], [r["mean"] / 1e3 for r in over], linestyle="none",
+                        marker=MARKERS.get(mode, "o"), markersize=4, markerfacecolor="white",
+                        markeredgecolor=mode_color(mode), zorder=5)
         if xs and max(xs) / max(min(xs), 1) >= 8:
             ax.set_xscale("log", base=2)
         ax.set_xticks(xs, [str(x) for x in xs])
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xlabel(spec.x)
-        _y_axis(ax, rows["mean"], THROUGHPUT)
+        _y_axis(ax, [v / 1e3 for v in list(rows["min"]) + list(rows["max"]) + list(rows["mean"])], THROUGHPUT)
         ax.set_title(title)
         ax.grid(alpha=0.3)
-    _legend(fig, spec, line=True)
+    _legend(fig, spec, line=True,
+            oversubscribed="oversubscribed" in spec.data and bool(spec.data["oversubscribed"].any()))
     return fig
 
 

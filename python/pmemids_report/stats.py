@@ -13,14 +13,18 @@ thread_mode/threads was single-threaded).
 identity as a dict), `config_id` (its JSON),
 `locality` ("local", "remote" or None when no NUMA placement was given),
 `workload_text`, `ops_per_sec`, the per-op costs, latency percentiles
-(`latency_<op>_<pct>_ns`) and `timeline` (list or None).
+(`latency_<op>_<pct>_ns`), `timer_overhead_ns` (the context's clock cost, which
+every latency includes), `timeline` (list or None) and `oversubscribed`
+(metrics.oversubscribed when the record has it, else more threads than the
+context's cpus_online).
 
 `configurations(runs, records)` is one row per configuration in plot order: its
 config columns plus `n`, `mean`, `median`, `sd`, `cv`, `ci_low`, `ci_high`,
 `min`, `max` of ops_per_sec (sd/cv/ci are NaN for n = 1; ci is the Student-t
-95% interval of the mean), the mean of each per-op cost and latency percentile,
+95% interval of the mean), the mean of each per-op cost, latency percentile, timer overhead and
+cache-miss ratio (COUNTER_RATIOS, NaN where not counted),
 `seeds` (sorted distinct seeds), `warmups` (discarded warm-up records), `files`,
-and `label` ("C1", "C2", ...).
+`oversubscribed` (any repetition was) and `label` ("C1", "C2", ...).
 """
 
 from __future__ import annotations
@@ -30,14 +34,15 @@ import math
 
 import pandas as pd
 
-from .fields import COSTS
+from .fields import COSTS, COUNTER_RATIOS
 from .load import Record
 from .style import LOCALITIES, LOCKS, MODES, PERCENTILES, OP_TYPES, STRUCTURES, order_key, workload_label
 
-NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "pool_dir", "pool_size", "workload_files",
-                "ignored_properties", "keep_pool", "oversubscribed"}
+NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "stream_roles", "pool_dir", "pool_size",
+                "workload_files", "ignored_properties", "keep_pool", "status_interval",
+                "oversubscribed"}  # a config key of combining-stack runs before metrics had it
 CONTEXT_IDENTITY = ["hostname", "pmem", "git_revision"]
-DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None,
+DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None, "target": None,
             "pin": None, "cpu_node": None, "mem_node": None,
             # combining stacks (issue 16): what runs before their knobs existed used
             "wait": "adaptive", "combiner_yield": False, "persist_requests": "on",
@@ -45,6 +50,8 @@ DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock"
             "localwork": 0}
 LATENCIES = [f"latency_{op}_{p}_ns" for op in OP_TYPES for p, _ in PERCENTILES] + \
             [f"latency_{op}_mean_ns" for op in OP_TYPES]
+# Numbers per run averaged per configuration: costs, latencies and the clock's cost.
+AVERAGED = COSTS + LATENCIES + COUNTER_RATIOS + ["timer_overhead_ns"]
 THREAD_MODES = ["single", "parallel", "concurrent", "native"]
 SORT_COLUMNS = [("workload", None), ("thread_mode", THREAD_MODES), ("ds", STRUCTURES),
                 ("mode", MODES), ("threads", None), ("lock", LOCKS), ("locality", LOCALITIES),
@@ -67,7 +74,7 @@ def _identity_value(v):
 
 def runs(records: list[Record]) -> pd.DataFrame:
     df = pd.DataFrame([_row(r) for r in records if r.kind == "run"], dtype=object)
-    for key in ["ops_per_sec"] + COSTS + LATENCIES:
+    for key in ["ops_per_sec"] + AVERAGED:
         if key in df:
             df[key] = df[key].astype(float)
     return df
@@ -88,11 +95,22 @@ def _row(r: Record) -> dict:
     row["locality"] = locality(config.get("cpu_node"), config.get("mem_node"))
     row["workload_text"] = workload_label(config)
     row["ops_per_sec"] = float(metrics["ops_per_sec"])
-    for key in COSTS + LATENCIES:
+    for key in COSTS + LATENCIES + COUNTER_RATIOS:
         row[key] = _number(metrics.get(key))
+    row["timer_overhead_ns"] = _number(r.data["context"].get("timer_overhead_ns"))
     timeline = metrics.get("timeline_ops_per_sec")
     row["timeline"] = timeline if isinstance(timeline, list) and timeline else None
+    row["oversubscribed"] = oversubscribed(config, r.data["context"], metrics)
     return row
+
+
+def oversubscribed(config: dict, context: dict, metrics: dict) -> bool:
+    """More worker threads than CPUs: the record's own verdict when it has one."""
+    if isinstance(metrics.get("oversubscribed"), bool):
+        return metrics["oversubscribed"]
+    cpus = context.get("cpus_online")
+    threads = config.get("threads", 1)
+    return isinstance(cpus, int) and isinstance(threads, int) and threads > cpus
 
 
 def missing(v) -> bool:
@@ -147,8 +165,9 @@ def configurations(run_rows: pd.DataFrame, records: list[Record]) -> pd.DataFram
     for cid, g in run_rows.groupby("config_id", sort=False):
         first = g.iloc[0]
         row = {k: first[k] for k in g.columns
-               if k not in ("seed", "repetition", "file", "line", "ops_per_sec", "timeline")
-               and k not in COSTS and k not in LATENCIES}
+               if k not in ("seed", "repetition", "file", "line", "ops_per_sec", "timeline",
+                            "oversubscribed")
+               and k not in AVERAGED}
         x = g["ops_per_sec"]
         n = len(x)
         mean = x.mean()
@@ -157,15 +176,16 @@ def configurations(run_rows: pd.DataFrame, records: list[Record]) -> pd.DataFram
         row.update(n=n, mean=mean, median=x.median(), sd=sd,
                    cv=sd / mean if n > 1 and mean > 0 else math.nan,
                    ci_low=mean - half, ci_high=mean + half, min=x.min(), max=x.max())
-        for key in COSTS + LATENCIES:
+        for key in AVERAGED:
             row[key] = g[key].mean()
         row["seeds"] = sorted({s for s in g["seed"] if not missing(s)}, key=str)
         row["warmups"] = warm.get(cid, 0)
         row["files"] = sorted(set(g["file"]))
+        row["oversubscribed"] = bool(g["oversubscribed"].any())
         out.append(row)
     df = sort_rows(pd.DataFrame(out, dtype=object))
     df["n"] = df["n"].astype(int)
-    for key in ["mean", "median", "sd", "cv", "ci_low", "ci_high", "min", "max"] + COSTS + LATENCIES:
+    for key in ["mean", "median", "sd", "cv", "ci_low", "ci_high", "min", "max"] + AVERAGED:
         df[key] = df[key].astype(float)
     df["label"] = [f"C{i + 1}" for i in range(len(df))]
     return df

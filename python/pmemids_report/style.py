@@ -30,7 +30,7 @@ LINESTYLES = ["-", "--", ":", "-."]
 MARKERS = {"dram": "o", "pmem-volatile": "s", "pmem-persist": "^", "pmem-trans": "D"}
 
 # A panel's values spanning more than this ratio get a logarithmic axis.
-LOG_SCALE_RATIO = 100.0
+LOG_SCALE_RATIO = 20.0
 
 
 def order_key(known: list[str]):
@@ -64,9 +64,10 @@ def threads_label(n) -> str:
 
 
 def fmt_number(v, digits: int = 3) -> str:
-    """Compact human number for tables: 3 significant digits, thousands separators."""
+    """Compact human number for tables: 3 significant digits, thousands separators; n/a for
+    a value the records hold as null (not observed) or lack."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
+        return "n/a"  # not observed (null in the record)
     if v == 0:
         return "0"
     if abs(v) >= 10 ** digits:

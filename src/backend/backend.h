@@ -22,19 +22,36 @@
 //                             elsewhere. Exceptions abort it and propagate.
 //   b.write(dst, src, n)      change n reachable persistent bytes: logged first
 //                             (tx_add_range, must be inside b.tx) in pmem-trans;
-//                             copied then persisted in pmem-persist.
+//                             copied, written back and fenced in pmem-persist.
+//   b.write_value(dst, src, n) the same for a value payload: cold data that
+//                             --flush-cold on still writes back under eADR.
 //   b.move(dst, src, n)       like write, for overlapping ranges (memmove), as
 //                             when a node shifts its entries.
 //   b.store(dst, v)           the same for one trivially copyable field. For a
 //                             Ptr it writes the pool id before the offset, so a
 //                             16-aligned PMEMoid is published by its 8-byte offset.
 //   b.store_word(dst, v)      a lone 8-byte change that is crash-atomic by
-//                             itself: stored and persisted in both pmem modes,
-//                             never logged; must not be called inside b.tx.
+//                             itself: stored, written back and fenced in both
+//                             pmem modes, never logged; must not be called
+//                             inside b.tx.
 //   b.seal(p, n)              a freshly allocated, still unreachable object is
-//                             fully written: pmem-persist persists it (before it
-//                             is published); pmem-trans flushes new objects at
-//                             commit, so nothing is needed.
+//                             fully written: pmem-persist writes it back and
+//                             fences (before it is published); pmem-trans flushes
+//                             new objects at commit, so nothing is needed.
+//   b.seal_value(p, n)        seal() of an object that mostly holds a value: a
+//                             cold payload for --flush-cold, as write_value.
+//   b.batch(f)                the changes f makes need no order among
+//                             themselves: pmem-persist writes each back as it is
+//                             made and fences once, when f returns; everything
+//                             after the batch is ordered after all of them.
+//   b.flush(p, n), b.drain(), b.persist(p, n)
+//                             raw write-back of [p, p + n), store fence, both:
+//                             for changes made without the calls above (a CAS
+//                             on a persistent word). No-ops in dram and
+//                             pmem-volatile.
+//
+// Under eADR (--domain eadr) pmemids' write-backs are elided and every fence is
+// kept, so "durable" above means "ordered before what follows".
 //
 // Concurrent structures (kInternal, ds/traits.h) synchronise through the
 // backend too, so the crash checker sees every step. On 8-byte words of
@@ -111,10 +128,16 @@ concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w)
   { b.created() } -> std::convertible_to<bool>;
   { b.pool_bytes() } -> std::convertible_to<uint64_t>;
   b.write(p, cp, n);
+  b.write_value(p, cp, n);
   b.move(p, cp, n);
   b.store_word(w, uint64_t{0});
   b.seal(cp, n);
+  b.seal_value(cp, n);
   b.tx([] {});
+  b.batch([] {});
+  b.flush(cp, n);
+  b.drain();
+  b.persist(cp, n);
 };
 
 // The primitives of concurrent structures (see above).

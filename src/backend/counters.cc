@@ -1,38 +1,40 @@
 #include "backend/counters.h"
 
 namespace pmemids {
+namespace {
+
+// Applies f to every pair of corresponding fields of a and b.
+template <class F>
+void each_field(CostCounters& a, const CostCounters& b, F f) {
+  f(a.persists, b.persists);
+  f(a.flushed_lines, b.flushed_lines);
+  f(a.flushes_elided, b.flushes_elided);
+  f(a.fences, b.fences);
+  f(a.tx, b.tx);
+  f(a.tx_bytes, b.tx_bytes);
+  f(a.allocs, b.allocs);
+  f(a.frees, b.frees);
+  f(a.translations, b.translations);
+  f(a.lib_flushed_lines, b.lib_flushed_lines);
+  f(a.lib_flushes_elided, b.lib_flushes_elided);
+  f(a.lib_fences, b.lib_fences);
+  f(a.injected_write_ns, b.injected_write_ns);
+  f(a.injected_read_ns, b.injected_read_ns);
+  f(a.combine_sessions, b.combine_sessions);
+  f(a.combined_ops, b.combined_ops);
+  f(a.eliminated_ops, b.eliminated_ops);
+  f(a.spins, b.spins);
+}
+
+}  // namespace
 
 CostCounters& CostCounters::operator-=(const CostCounters& o) {
-  persists -= o.persists;
-  flushed_lines -= o.flushed_lines;
-  tx -= o.tx;
-  tx_bytes -= o.tx_bytes;
-  allocs -= o.allocs;
-  frees -= o.frees;
-  translations -= o.translations;
-  combine_sessions -= o.combine_sessions;
-  combined_ops -= o.combined_ops;
-  eliminated_ops -= o.eliminated_ops;
-  spins -= o.spins;
-  voluntary_switches -= o.voluntary_switches;
-  involuntary_switches -= o.involuntary_switches;
+  each_field(*this, o, [](uint64_t& x, uint64_t y) { x -= y; });
   return *this;
 }
 
 CostCounters& CostCounters::operator+=(const CostCounters& o) {
-  persists += o.persists;
-  flushed_lines += o.flushed_lines;
-  tx += o.tx;
-  tx_bytes += o.tx_bytes;
-  allocs += o.allocs;
-  frees += o.frees;
-  translations += o.translations;
-  combine_sessions += o.combine_sessions;
-  combined_ops += o.combined_ops;
-  eliminated_ops += o.eliminated_ops;
-  spins += o.spins;
-  voluntary_switches += o.voluntary_switches;
-  involuntary_switches += o.involuntary_switches;
+  each_field(*this, o, [](uint64_t& x, uint64_t y) { x += y; });
   return *this;
 }
 

@@ -5,6 +5,12 @@
 // The runner snapshots a thread's block before and after its timed phase;
 // the difference is that phase's cost. Blocks are 64-byte aligned so two
 // threads never share a cache line.
+//
+// Two sources of write-backs are counted apart: pmemids' own (the backends'
+// flush layer, backend/flusher.h) and libpmemobj's (its calls into libpmem,
+// interposed by pmem/libpmem_hooks.cc). A line written back with non-temporal
+// stores counts as flushed; a line whose write-back the persistence domain made
+// unnecessary (eADR) counts as elided instead.
 #pragma once
 
 #include <cstdint>
@@ -12,13 +18,20 @@
 namespace pmemids {
 
 struct alignas(64) CostCounters {
-  uint64_t persists = 0;       // persist calls issued by pmemids (pmemobj_persist)
-  uint64_t flushed_lines = 0;  // 64-byte cache lines those calls covered
-  uint64_t tx = 0;             // transactions begun (outermost only)
-  uint64_t tx_bytes = 0;       // bytes passed to pmemobj_tx_add_range*
-  uint64_t allocs = 0;         // objects allocated
-  uint64_t frees = 0;          // objects freed
-  uint64_t translations = 0;   // PMEMoid -> address translations (pmemobj_direct)
+  uint64_t persists = 0;            // ranges pmemids made durable (write, store, seal, ...)
+  uint64_t flushed_lines = 0;       // 64-byte lines pmemids wrote back (flush or non-temporal)
+  uint64_t flushes_elided = 0;      // lines pmemids did not write back: the domain is eADR
+  uint64_t fences = 0;              // store fences pmemids issued
+  uint64_t tx = 0;                  // transactions begun (outermost only)
+  uint64_t tx_bytes = 0;            // bytes passed to pmemobj_tx_add_range*
+  uint64_t allocs = 0;              // objects allocated
+  uint64_t frees = 0;               // objects freed
+  uint64_t translations = 0;        // PMEMoid -> address translations (pmemobj_direct)
+  uint64_t lib_flushed_lines = 0;   // lines libpmemobj wrote back through libpmem
+  uint64_t lib_flushes_elided = 0;  // lines of libpmemobj's write-backs elided (eADR)
+  uint64_t lib_fences = 0;          // fences libpmemobj issued through libpmem
+  uint64_t injected_write_ns = 0;   // what-if write latency busy-waited at fences
+  uint64_t injected_read_ns = 0;    // what-if read latency busy-waited per node visited
   // Combining structures (ds/combining.h): sessions a thread ran as combiner,
   // operations those sessions served (its own included), operations they
   // served by elimination, and spin-wait iterations while waiting to be served
@@ -27,10 +40,6 @@ struct alignas(64) CostCounters {
   uint64_t combined_ops = 0;
   uint64_t eliminated_ops = 0;
   uint64_t spins = 0;
-  // Context switches of the thread (getrusage RUSAGE_THREAD), filled by the
-  // runner around a timed phase, not by the backends.
-  uint64_t voluntary_switches = 0;
-  uint64_t involuntary_switches = 0;
 
   CostCounters& operator-=(const CostCounters& o);
   CostCounters& operator+=(const CostCounters& o);  // summing workers

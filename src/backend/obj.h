@@ -4,16 +4,26 @@
 // pmemobj_direct on every get(), as the paper measured. They differ only in how a
 // change becomes durable:
 //
-//   pmem-persist  atomic allocation (pmemobj_alloc); write() copies and persists
-//                 exactly the changed bytes; seal() persists a fresh object before
-//                 the caller publishes it with store(). A crash between an
-//                 allocation and its publication leaks the object (recovery's
-//                 leak repair frees it); multi-word in-place changes can tear.
+//   pmem-persist  atomic allocation (pmemobj_xalloc); write() copies exactly the
+//                 changed bytes, writes them back and fences; seal() writes back
+//                 a fresh object before the caller publishes it with store().
+//                 Inside batch(f) the changes are written back as they are made
+//                 and fenced once at the end. A crash between an allocation and
+//                 its publication leaks the object (recovery's leak repair frees
+//                 it); multi-word in-place changes can tear.
 //   pmem-trans    tx() wraps the operation in a libpmemobj transaction;
 //                 write()/store() snapshot exactly the changed range first
 //                 (pmemobj_tx_add_range_direct); allocation and free are
 //                 transactional; libpmemobj flushes logged ranges and new
-//                 objects at commit.
+//                 objects at commit (through libpmem, pmem/libpmem_hooks.h).
+//
+// pmemids' own write-backs and fences go through the flush layer
+// (backend/flusher.h) with the policy installed when the backend is
+// constructed (pmem/policy.h): the domain (under eADR write-backs are elided,
+// fences kept), the instruction, the non-temporal threshold. What is durable
+// when, under ADR: a change once the call that made it returns (outside a
+// batch) or once the batch ends; under eADR, once it is fenced, which is at the
+// same moments.
 //
 // PMDK errors (pool full, log space) raise RuntimeError; inside a transaction the
 // transaction is aborted first, so the pool stays consistent.
@@ -25,16 +35,19 @@
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <unordered_set>
 #include <vector>
 
 #include "backend/backend.h"
 #include "backend/counters.h"
+#include "backend/flusher.h"
 #include "backend/object_index.h"
 #include "backend/pool.h"
 #include "errors.h"
+#include "pmem/latency.h"
+#include "pmem/policy.h"
 
 namespace pmemids {
 
@@ -48,6 +61,8 @@ class alignas(16) ObjPtr {
   explicit ObjPtr(PMEMoid oid) : oid_(oid) {}
   T* get() const {
     ++tl_costs.translations;
+    if (g_injection.read_ticks != 0) [[unlikely]]
+      inject_read();
     return static_cast<T*>(pmemobj_direct(oid_));
   }
   // Null when either word is 0, as pmemobj_direct treats it: a store torn
@@ -182,11 +197,6 @@ class ObjBackendBase {
     return POBJ_CLASS_ID(d.class_id);
   }
 
-  void persist(const void* p, size_t n) {
-    ++tl_costs.persists;
-    tl_costs.flushed_lines += lines_covered(p, n);
-    pmemobj_persist(pop(), p, n);
-  }
   [[noreturn]] static void fail(const char* what, size_t bytes) {
     throw RuntimeError(fmt::format("{} of {} bytes failed: {} (pool full? raise --pool-size)", what,
                                    bytes, pmemobj_errormsg()));
@@ -213,47 +223,52 @@ class ObjBackendBase {
   std::mutex class_mu_;
 };
 
-// The hook policy of the durable backends. NoShadow is the benchmarked one:
-// every call compiles away. The checking backends (backend/shadow.h) record, per
-// cache line, the bytes stored but not yet persisted, to build the image a power
-// failure would leave. The calls, in the order a backend makes them:
-//   stored(p, n)       n bytes at p are about to change (not yet durable);
-//   allocated(p, n)    a fresh, not yet persisted object (pmem-persist);
-//   logged(p, n)       n bytes at p, snapshotted in the running transaction, are
-//                      about to change (durable when it ends);
-//   keep_persist(seal) whether to issue the next persist (planted faults only);
-//   persisted(p, n)    the lines of [p, p + n) were flushed and fenced;
-//   tx_end()           the outermost transaction committed or aborted;
-//   crash_point()      a moment a power failure may hit;
-//   flushed(p, n)      the calling thread wrote back the lines of [p, p + n),
-//                      durable at its next fence;
-//   fenced()           the calling thread's fence: its flushed lines are durable;
-//   sync_point()       a moment another thread may run (the crash checker's
-//                      cooperative threads switch here: every primitive of a
-//                      concurrent structure and every spin-wait iteration).
+// The hook policy of the durable backends: what the CPU does to persistent
+// memory, reported to a crash model. NoShadow is the benchmarked one: every
+// call compiles away. The checking backends (backend/shadow.h) use Shadow,
+// which builds the image a power failure would leave. The calls, in the order
+// a backend makes them:
+//   stored(p, n)        n bytes at p are about to change;
+//   allocated(p, n)     a fresh, not yet written back object (pmem-persist);
+//   logged(p, n)        n bytes at p, snapshotted in the running transaction
+//                       (libpmemobj has fenced the snapshot), are about to change;
+//   keep_flush(seal)    whether to issue the next write-back (planted faults
+//                       only; seal: of a fresh object before its publication);
+//   keep_snapshot()     whether to log the next snapshot (planted faults only);
+//   flushed(p, n)       the lines of [p, p + n) were written back (flush or
+//                       non-temporal stores), not yet ordered;
+//   fenced()            a store fence: earlier stores and write-backs are ordered;
+//   tx_end()            the outermost transaction committed or aborted (its
+//                       commit flushed and fenced the logged ranges);
+//   crash_point()       a moment a power failure may hit;
+//   sync_point()        a moment another thread may run (the crash checker's
+//                       cooperative threads switch here: every primitive of a
+//                       concurrent structure and every spin-wait iteration).
+// flushed and fenced are per thread: a thread's fence orders its own write-backs.
 struct NoShadow {
   static constexpr bool kActive = false;
   void stored(const void*, size_t) {}
   void allocated(const void*, size_t) {}
   void logged(const void*, size_t) {}
-  bool keep_persist(bool /*seal*/) { return true; }
-  void persisted(const void*, size_t) {}
-  void tx_end() {}
-  void crash_point() {}
+  bool keep_flush(bool /*seal*/) { return true; }
+  bool keep_snapshot() { return true; }
   void flushed(const void*, size_t) {}
   void fenced() {}
+  void tx_end() {}
+  void crash_point() {}
   void sync_point() {}
 };
 
-// What the durable backends share beyond the pool: the hook, the primitives
-// of concurrent structures and the explicit transaction scope (backend.h).
-// Every primitive is a sync point and (when it changes or orders persistent
-// state) a crash point, so the checker sees each one.
-template <class Hook>
-class ObjSyncBase : public ObjBackendBase {
+// What pmem-persist and pmem-trans share besides the pool: the hook, the flush
+// layer with the installed policy, the primitives of concurrent structures and
+// the explicit transaction scope (backend.h). Every primitive is a sync point
+// and (when it changes or orders persistent state) a crash point, so the
+// checker sees each one.
+template <class Hook, class Cpu>
+class DurableBackend : public ObjBackendBase {
  public:
   using hook_type = Hook;
-  using ObjBackendBase::ObjBackendBase;
+  explicit DurableBackend(const PoolSpec& spec) : ObjBackendBase(spec), fl_(installed_policy()) {}
   Hook& hook() { return hook_; }
 
   uint64_t load(const uint64_t& w) {
@@ -281,18 +296,18 @@ class ObjSyncBase : public ObjBackendBase {
     hook_.stored(dst, n);
     std::memcpy(dst, src, n);
   }
+  // Raw write-back and fence, for changes made without write()/store() (a CAS
+  // on a persistent word, put()): the lines of [p, p + n) are written back
+  // (elided under eADR), drain() orders the calling thread's write-backs,
+  // persist() is both.
   void flush(const void* p, size_t n) {
     hook_.sync_point();
     hook_.crash_point();
-    tl_costs.flushed_lines += lines_covered(p, n);
-    pmemobj_flush(pop(), p, n);
-    hook_.flushed(p, n);
+    if (fl_.flush(p, n, false)) hook_.flushed(p, n);
   }
   void drain() {
     hook_.sync_point();
-    hook_.crash_point();
-    ++tl_costs.persists;
-    pmemobj_drain(pop());
+    fl_.drain();
     hook_.fenced();
   }
   void persist(const void* p, size_t n) {
@@ -333,7 +348,7 @@ class ObjSyncBase : public ObjBackendBase {
   // Inside durable_tx: logs [p, p + n) before it changes (a planted fault may
   // skip it), so an interrupted transaction restores it.
   void tx_snapshot(void* p, size_t n) {
-    if (!hook_.keep_persist(false)) {
+    if (!hook_.keep_snapshot()) {
       hook_.stored(p, n);
       return;
     }
@@ -348,28 +363,39 @@ class ObjSyncBase : public ObjBackendBase {
     hook_.crash_point();
     hook_.stored(w, sizeof(uint64_t));
   }
+  // n bytes at p were just stored: a crash point, the write-back (a planted
+  // fault may drop it), and the fence unless a batch is open.
+  void written(const void* p, size_t n, bool seal, bool cold) {
+    hook_.crash_point();
+    if (hook_.keep_flush(seal) && fl_.flush(p, n, cold)) hook_.flushed(p, n);
+    fence();
+  }
+  void fence() {
+    if (tl_batch_depth == 0) drain();
+  }
+
+  Flusher<Cpu> fl_;
   [[no_unique_address]] Hook hook_;
 };
 
-template <class Hook>
-class PersistBackendT : public ObjSyncBase<Hook> {
-  using ObjSyncBase<Hook>::hook_;
-  using ObjSyncBase<Hook>::alloc_flags;
-  using ObjSyncBase<Hook>::fail;
+template <class Hook, class Cpu = HostCpu>
+class PersistBackendT : public DurableBackend<Hook, Cpu> {
+  using Base = DurableBackend<Hook, Cpu>;
+  using Base::fl_;
+  using Base::hook_;
 
  public:
   static constexpr Mode kMode = Mode::kPersist;
-  using ObjSyncBase<Hook>::ObjSyncBase;
-  using ObjSyncBase<Hook>::pop;
-  using ObjSyncBase<Hook>::flush;  // the concurrent primitive, beside the private one below
+  using Base::Base;
   template <class T>
   using Ptr = ObjPtr<T>;
 
   template <class T>
   Ptr<T> alloc(size_t bytes, unsigned type) {
     PMEMoid oid;
-    if (pmemobj_xalloc(pop(), &oid, bytes, type, alloc_flags(bytes), nullptr, nullptr) != 0) {
-      fail("pmemobj_xalloc", bytes);
+    if (pmemobj_xalloc(this->pop(), &oid, bytes, type, this->alloc_flags(bytes), nullptr,
+                       nullptr) != 0) {
+      this->fail("pmemobj_xalloc", bytes);
     }
     ++tl_costs.allocs;
     if constexpr (Hook::kActive) {
@@ -381,9 +407,9 @@ class PersistBackendT : public ObjSyncBase<Hook> {
   template <class T>
   Ptr<T> zalloc(size_t bytes, unsigned type) {
     PMEMoid oid;
-    if (pmemobj_xalloc(pop(), &oid, bytes, type, alloc_flags(bytes) | POBJ_XALLOC_ZERO, nullptr,
-                       nullptr) != 0) {
-      fail("pmemobj_xalloc", bytes);
+    if (pmemobj_xalloc(this->pop(), &oid, bytes, type, this->alloc_flags(bytes) | POBJ_XALLOC_ZERO,
+                       nullptr, nullptr) != 0) {
+      this->fail("pmemobj_xalloc", bytes);
     }
     ++tl_costs.allocs;
     return Ptr<T>(oid);
@@ -400,27 +426,28 @@ class PersistBackendT : public ObjSyncBase<Hook> {
   void tx(F&& f) {
     f();
   }
-  void write(void* dst, const void* src, size_t n) {
-    if constexpr (Hook::kActive) {
-      hook_.stored(dst, n);
-      std::memcpy(dst, src, n);
-      flush(dst, n, false);
-    } else {
-      ++tl_costs.persists;
-      tl_costs.flushed_lines += lines_covered(dst, n);
-      pmemobj_memcpy_persist(pop(), dst, src, n);
-    }
+  // The changes f makes are written back as they are made and fenced once,
+  // when the outermost batch ends: for regions whose order among themselves
+  // does not matter, only that all are durable before what follows.
+  template <class F>
+  void batch(F&& f) {
+    struct Close {
+      PersistBackendT& b;
+      ~Close() {
+        if (--tl_batch_depth == 0) b.drain();
+      }
+    };
+    ++tl_batch_depth;
+    Close close{*this};
+    f();
   }
+  void write(void* dst, const void* src, size_t n) { copy_durable(dst, src, n, false, true); }
+  // A value payload (cold: not read again soon): under eADR with --flush-cold
+  // on it is still written back.
+  void write_value(void* dst, const void* src, size_t n) { copy_durable(dst, src, n, true, true); }
   void move(void* dst, const void* src, size_t n) {
-    if constexpr (Hook::kActive) {
-      hook_.stored(dst, n);
-      std::memmove(dst, src, n);
-      flush(dst, n, false);
-    } else {
-      ++tl_costs.persists;
-      tl_costs.flushed_lines += lines_covered(dst, n);
-      pmemobj_memmove(pop(), dst, src, n, 0);
-    }
+    const auto d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
+    copy_durable(dst, src, n, false, d <= s || d >= s + n);  // non-temporal copies run forward
   }
   template <class T>
   void store(T& dst, const T& v) {
@@ -430,14 +457,16 @@ class PersistBackendT : public ObjSyncBase<Hook> {
     } else {
       dst = v;
     }
-    flush(&dst, sizeof(T), false);
+    this->written(&dst, sizeof(T), false, false);
   }
   void store_word(uint64_t& dst, uint64_t v) {
     hook_.stored(&dst, sizeof dst);
     dst = v;
-    flush(&dst, sizeof dst, false);
+    this->written(&dst, sizeof dst, false, false);
   }
-  void seal(const void* p, size_t n) { flush(p, n, true); }
+  void seal(const void* p, size_t n) { this->written(p, n, true, false); }
+  // seal() of an object that mostly holds a value payload (see write_value).
+  void seal_value(const void* p, size_t n) { this->written(p, n, true, true); }
 
   // Leak repair (recovery only): frees every allocated object the structure
   // does not reach. Each free is atomic, so a crash during repair only leaves
@@ -455,42 +484,50 @@ class PersistBackendT : public ObjSyncBase<Hook> {
   }
 
  private:
-  // A crash point, then the persist (which a planted fault may drop).
-  void flush(const void* p, size_t n, bool seal) {
+  // Copies n bytes to dst and makes them durable: non-temporal stores from the
+  // movnt threshold on (when `nt_ok`: a forward copy is safe), else regular
+  // stores and a write-back; a crash point between the stores and the
+  // write-back's report, the fence unless a batch is open.
+  void copy_durable(void* dst, const void* src, size_t n, bool cold, bool nt_ok) {
+    hook_.stored(dst, n);
+    const bool keep = hook_.keep_flush(false);
+    const bool nt = keep && nt_ok && fl_.use_nt(n, cold);
+    if (nt) {
+      fl_.nt_copy(dst, src, n);
+    } else {
+      std::memmove(dst, src, n);
+    }
     hook_.crash_point();
-    if (!hook_.keep_persist(seal)) return;
-    ObjBackendBase::persist(p, n);
-    hook_.persisted(p, n);
+    if (keep && (nt || fl_.flush(dst, n, cold))) hook_.flushed(dst, n);
+    this->fence();
   }
 };
 using PersistBackend = PersistBackendT<NoShadow>;
 
-template <class Hook>
-class TransBackendT : public ObjSyncBase<Hook> {
-  using ObjSyncBase<Hook>::hook_;
-  using ObjSyncBase<Hook>::alloc_flags;
-  using ObjSyncBase<Hook>::fail;
+template <class Hook, class Cpu = HostCpu>
+class TransBackendT : public DurableBackend<Hook, Cpu> {
+  using Base = DurableBackend<Hook, Cpu>;
+  using Base::fl_;
+  using Base::hook_;
 
  public:
   static constexpr Mode kMode = Mode::kTrans;
-  using ObjSyncBase<Hook>::ObjSyncBase;
-  using ObjSyncBase<Hook>::pop;
-  using ObjSyncBase<Hook>::tx_snapshot;
+  using Base::Base;
   template <class T>
   using Ptr = ObjPtr<T>;
 
   template <class T>
   Ptr<T> alloc(size_t bytes, unsigned type) {
-    PMEMoid oid = pmemobj_tx_xalloc(bytes, type, alloc_flags(bytes));
-    if (OID_IS_NULL(oid)) fail("pmemobj_tx_xalloc", bytes);
+    PMEMoid oid = pmemobj_tx_xalloc(bytes, type, this->alloc_flags(bytes));
+    if (OID_IS_NULL(oid)) this->fail("pmemobj_tx_xalloc", bytes);
     ++tl_costs.allocs;
     hook_.crash_point();
     return Ptr<T>(oid);
   }
   template <class T>
   Ptr<T> zalloc(size_t bytes, unsigned type) {
-    PMEMoid oid = pmemobj_tx_xalloc(bytes, type, alloc_flags(bytes) | POBJ_XALLOC_ZERO);
-    if (OID_IS_NULL(oid)) fail("pmemobj_tx_xalloc", bytes);
+    PMEMoid oid = pmemobj_tx_xalloc(bytes, type, this->alloc_flags(bytes) | POBJ_XALLOC_ZERO);
+    if (OID_IS_NULL(oid)) this->fail("pmemobj_tx_xalloc", bytes);
     ++tl_costs.allocs;
     hook_.crash_point();
     return Ptr<T>(oid);
@@ -499,7 +536,7 @@ class TransBackendT : public ObjSyncBase<Hook> {
   void free(Ptr<T> p) {
     ++tl_costs.frees;
     hook_.crash_point();
-    if (pmemobj_tx_free(p.oid()) != 0) fail("pmemobj_tx_free", 0);
+    if (pmemobj_tx_free(p.oid()) != 0) this->fail("pmemobj_tx_free", 0);
   }
 
   // Runs f in a transaction (nested calls join the outer one). An exception from
@@ -508,31 +545,53 @@ class TransBackendT : public ObjSyncBase<Hook> {
   void tx(F&& f) {
     this->durable_tx(f);
   }
+  // Inside a transaction every change is ordered by its commit.
+  template <class F>
+  void batch(F&& f) {
+    f();
+  }
   void write(void* dst, const void* src, size_t n) {
-    tx_snapshot(dst, n);
+    this->tx_snapshot(dst, n);
     std::memcpy(dst, src, n);
     hook_.crash_point();
   }
+  // Under eADR with --flush-cold on, the payload is also written back (the
+  // commit, which orders it, writes back nothing).
+  void write_value(void* dst, const void* src, size_t n) {
+    write(dst, src, n);
+    write_back_cold(dst, n);
+  }
   void move(void* dst, const void* src, size_t n) {
-    tx_snapshot(dst, n);
+    this->tx_snapshot(dst, n);
     std::memmove(dst, src, n);
     hook_.crash_point();
   }
   template <class T>
   void store(T& dst, const T& v) {
-    tx_snapshot(&dst, sizeof(T));
+    this->tx_snapshot(&dst, sizeof(T));
     dst = v;
     hook_.crash_point();
   }
-  // Outside transactions: stored, then persisted (a crash point in between).
+  // Outside transactions: stored, then written back and fenced (a crash point
+  // in between).
   void store_word(uint64_t& dst, uint64_t v) {
     hook_.stored(&dst, sizeof dst);
     dst = v;
-    hook_.crash_point();
-    ObjBackendBase::persist(&dst, sizeof dst);
-    hook_.persisted(&dst, sizeof dst);
+    this->written(&dst, sizeof dst, false, false);
   }
   void seal(const void*, size_t) {}
+  // A new object's value payload: written back under eADR with --flush-cold on
+  // (under ADR the commit writes new objects back).
+  void seal_value(const void* p, size_t n) { write_back_cold(p, n); }
+
+ private:
+  // Writes back a cold value payload where only --flush-cold asks for it (eADR):
+  // the transaction's commit orders it.
+  void write_back_cold(const void* p, size_t n) {
+    if (!fl_.writes_back(false) && fl_.writes_back(true) && fl_.flush(p, n, true)) {
+      hook_.flushed(p, n);
+    }
+  }
 };
 using TransBackend = TransBackendT<NoShadow>;
 

@@ -110,7 +110,12 @@ class PlainBackend {
   void tx(F&& f) {
     f();
   }
+  template <class F>
+  void batch(F&& f) {
+    f();
+  }
   void write(void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); }
+  void write_value(void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); }
   void move(void* dst, const void* src, size_t n) { std::memmove(dst, src, n); }
   template <class T>
   void store(T& dst, const T& v) {
@@ -118,6 +123,7 @@ class PlainBackend {
   }
   void store_word(uint64_t& dst, uint64_t v) { dst = v; }
   void seal(const void*, size_t) {}
+  void seal_value(const void*, size_t) {}
 
   // Concurrent structures' primitives (backend.h): atomics, nothing to persist.
   uint64_t load(const uint64_t& w) const { return __atomic_load_n(&w, __ATOMIC_ACQUIRE); }

@@ -12,8 +12,12 @@ void add_list_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_crash_command(CLI::App& app);
+void add_micro_command(CLI::App& app);
+void add_doctor_command(CLI::App& app);
 void add_reproduce_command(CLI::App& app);
 void add_stream_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+// Reads every command registered before it: add it last.
+void add_completion_command(CLI::App& app);
 
 }  // namespace pmemids

@@ -14,7 +14,9 @@
 
 #include "cli/commands.h"
 #include "cli/lists.h"
+#include "cli/persistence_options.h"
 #include "cli/validators.h"
+#include "cli/workload_options.h"
 #include "errors.h"
 #include "run/context.h"
 #include "run/footprint.h"
@@ -36,13 +38,13 @@ struct CrashCliOptions {
   std::string model = "power";
   std::string survive = "none";
   double survive_probability = 0.5;
-  uint64_t seed = 1;
   uint32_t jobs = 1;
   std::string pool_dir;
   std::string out;
   bool fail_on_violation = false;
-  std::vector<std::string> workload_files;
-  std::vector<std::string> properties;
+  WorkloadOptions workload;  // -P, -p, --seed (also the seed of points and surviving lines)
+  PersistenceOptions persistence;
+  std::string store_buffer_loss = "none";
   uint32_t threads = 1;
   uint32_t recovery_points = 0;
   bool unsafe = false;
@@ -51,7 +53,7 @@ struct CrashCliOptions {
 // Small, write-heavy default workloads per operation set: every kind of
 // change, so a run of a few hundred points finishes in seconds per
 // (structure, mode). Files and -p overrides apply on top.
-std::vector<std::string> default_properties(OpSet s) {
+std::vector<const char*> default_properties(OpSet s) {
   switch (s) {
     case OpSet::kKv:
     case OpSet::kOrderedKv:
@@ -117,23 +119,23 @@ class WorkDir {
   std::string path_;
 };
 
-void print_header() {
-  fmt::print("{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9} {:>9}\n", "ds", "mode",
-             "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked", "rec_ms_med",
-             "rec_ms_max");
+void print_header(std::FILE* out) {
+  fmt::print(out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9} {:>9} {}\n", "ds",
+             "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked",
+             "rec_ms_med", "rec_ms_max", "domain");
 }
 
-void print_row(const nlohmann::json& rec) {
+void print_row(std::FILE* out, const nlohmann::json& rec) {
   const auto& c = rec["config"];
   const auto& m = rec["metrics"];
-  fmt::print("{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9.2f} {:>9.2f}\n",
+  fmt::print(out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9.2f} {:>9.2f} {}\n",
              c["ds"].get<std::string>(), c["mode"].get<std::string>(),
              c["model"].get<std::string>(), m["points"].get<uint64_t>(),
              m["recovered"].get<uint64_t>(), m["invariant_failures"].get<uint64_t>(),
              m["lost_acknowledged"].get<uint64_t>(), m["half_applied"].get<uint64_t>(),
              m["leaked_objects"].get<uint64_t>(), m["recovery_ms_median"].get<double>(),
-             m["recovery_ms_max"].get<double>());
-  std::fflush(stdout);
+             m["recovery_ms_max"].get<double>(), c["domain"].get<std::string>());
+  std::fflush(out);
 }
 
 void crash(const CrashCliOptions& o) {
@@ -187,11 +189,8 @@ void crash(const CrashCliOptions& o) {
   for (const auto& [e, m] : pairs) {
     const OpSet set = e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set;
     if (specs.count(set) != 0) continue;
-    PropertySet props;
-    for (const auto& kv : default_properties(set)) props.set_override(kv);
-    for (const auto& f : o.workload_files) props.load_file(f);
-    for (const auto& kv : o.properties) props.set_override(kv);
-    const WorkloadSpec spec = props.build();
+    const WorkloadSpec spec = build_workload(o.workload, default_properties(set));
+    note_ignored(spec);
     if (!spec.tracefile.empty()) {
       throw UsageError(fmt::format(
           "tracefile={}: crash generates its operations from the workload's seed; traces run "
@@ -208,7 +207,6 @@ void crash(const CrashCliOptions& o) {
   for (const auto& [e, m] : pairs) {
     const WorkloadSpec& spec = specs.at(e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set);
     check_fits(*e, spec.op_set(), m);
-    check_domain(*e, m, Domain::kAdr, o.unsafe);
     if (o.threads > 1 && e->sync != Sync::kInternal) {
       throw UsageError(fmt::format(
           "--threads {}: the multi-thread variant runs structures that synchronise themselves; "
@@ -230,6 +228,16 @@ void crash(const CrashCliOptions& o) {
   }
   install_stop_signals();
   const PmemProbe probe = probe_pool_dir(pool_dir);
+  const PersistencePolicy policy = resolve_persistence(o.persistence, probe.platform_eadr());
+  if (o.store_buffer_loss == "suffix" && policy.domain.flushes()) {
+    throw UsageError(fmt::format(
+        "--store-buffer-loss suffix needs --domain eadr (the domain is {}: under ADR every "
+        "store not written back and fenced is lost already)",
+        policy.domain.label()));
+  }
+  for (const auto& [e, m] : pairs) check_domain(*e, m, policy.domain.domain, o.unsafe);
+  install_policy(policy);
+  warn_policy(policy);
   std::map<OpSet, CrashWorkload> workloads;
   for (const auto& [set, spec] : specs) workloads.emplace(set, crash_workload(spec, o.threads));
   throw_if_stopped();
@@ -240,12 +248,15 @@ void crash(const CrashCliOptions& o) {
   copt.points = static_cast<uint32_t>(std::min<int64_t>(o.points, UINT32_MAX));
   copt.model = o.model == "process" ? CrashModel::kProcess : CrashModel::kPower;
   copt.survive = o.survive == "random" ? o.survive_probability : 0.0;
-  copt.seed = o.seed;
+  copt.seed = specs.empty() ? 1 : specs.begin()->second.seed;  // --seed or -p seed, as every set's
   copt.jobs = o.jobs;
   copt.recovery_points = o.recovery_points;
+  copt.policy = policy;
+  copt.store_buffer_loss = o.store_buffer_loss == "suffix";
 
   const nlohmann::json context = collect_context(pool_dir, probe);
-  print_header();
+  std::FILE* const table = o.out.empty() ? stdout : table_stream(o.out);
+  print_header(table);
   bool violation = false;
   for (const auto& [e, m] : pairs) {
     {
@@ -263,14 +274,16 @@ void crash(const CrashCliOptions& o) {
                      {"survive", o.survive},
                      {"survive_probability", copt.survive},
                      {"points_requested", o.points},
-                     {"seed", o.seed},
                      {"workload_seed", spec.seed},
                      {"jobs", o.jobs},
                      {"threads", o.threads},
                      {"recovery_points", o.recovery_points},
                      {"unsafe", o.unsafe},
                      {"pool_dir", pool_dir},
-                     {"pmempool_check", copt.pmempool_check}});
+                     {"pmempool_check", copt.pmempool_check},
+                     {"store_buffer_loss", o.store_buffer_loss}});
+      config.update(policy.to_json());
+      config["flush"] = o.persistence.flush;
       const nlohmann::json metrics = {
           {"points", r.points},
           {"recovered", r.recovered},
@@ -293,12 +306,12 @@ void crash(const CrashCliOptions& o) {
                                      {"failures", r.failures},
                                      {"failure_kinds", r.failure_kinds}};
       if (!o.out.empty()) append_record(o.out, record);
-      print_row(record);
+      print_row(table, record);
       for (const auto& f : r.failures)
         fmt::print(stderr, "  {} {}: {}\n", e->name, mode_name(m), f);
     }
   }
-  if (!o.out.empty()) fmt::print(stderr, "pmemids: results appended to {}\n", o.out);
+  if (!o.out.empty()) fmt::print(stderr, "pmemids: results {}\n", records_destination(o.out));
   if (violation && o.fail_on_violation) {
     throw Error(3, "crash consistency violations found (--fail-on-violation)");
   }
@@ -310,54 +323,72 @@ void add_crash_command(CLI::App& app) {
   auto o = std::make_shared<CrashCliOptions>();
   CLI::App* sub = app.add_subcommand(
       "crash", "Crash-consistency test: crash structures at persist points, recover, check");
-  sub->add_option("--ds", o->ds, "Structure(s): name or comma-separated names")->check(non_empty());
+  sub->add_option("--ds", o->ds, "Structure(s): name or comma-separated names")
+      ->check(non_empty())
+      ->default_str("none: give --ds or --all");
   sub->add_flag("--all", o->all, "Every structure (with every durable mode unless --mode)");
-  sub->add_option("--mode", o->mode,
-                  "pmem-persist, pmem-trans, or both comma-separated (default both)")
-      ->check(non_empty());
-  sub->add_option("--points", o->points, "Crash points per (structure, mode) (default 100)");
+  sub->add_option("--mode", o->mode, "pmem-persist, pmem-trans, or both comma-separated")
+      ->check(non_empty())
+      ->default_str("the durable modes each structure supports");
+  sub->add_option("--points", o->points, "Crash points per (structure, mode)")
+      ->capture_default_str();
   sub->add_option("--model", o->model,
-                  "power: lose what was not flushed and fenced (default); process: SIGKILL a "
+                  "power: lose what the domain does not keep (adr: what was not written back "
+                  "and fenced; eadr: nothing, or see --store-buffer-loss); process: SIGKILL a "
                   "child, nothing lost from the caches")
-      ->check(CLI::IsMember({"power", "process"}));
+      ->check(CLI::IsMember({"power", "process"}))
+      ->capture_default_str();
   sub->add_option("--survive", o->survive,
-                  "power: none (every unpersisted line is lost, default) or random (each "
-                  "survives with --survive-probability)")
-      ->check(CLI::IsMember({"none", "random"}));
+                  "power: none (every unpersisted line is lost) or random (each survives "
+                  "with --survive-probability)")
+      ->check(CLI::IsMember({"none", "random"}))
+      ->capture_default_str();
   sub->add_option("--survive-probability", o->survive_probability,
-                  "Probability an unpersisted line survives with --survive random (default 0.5)")
-      ->check(finite_range(0.0, 1.0));
-  sub->add_option("--seed", o->seed,
-                  "Seed for the choice of points and surviving lines (the workload's is -p seed=)")
-      ->check(seed_value());
+                  "Probability an unpersisted line survives with --survive random")
+      ->check(finite_range(0.0, 1.0))
+      ->capture_default_str();
   sub->add_option("--jobs", o->jobs,
-                  "Crash images checked at once while the run goes on (default 1; more is "
-                  "faster on idle cores but the recovery times then include contention)")
-      ->check(CLI::Range(1, 64));
-  sub->add_option("--pool-dir", o->pool_dir,
-                  "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids); must exist")
-      ->check(non_empty());
-  sub->add_option("--out", o->out, "JSON-lines file to append one record per (structure, mode)")
-      ->check(non_empty());
+                  "Crash images checked at once while the run goes on (more is faster on idle "
+                  "cores but the recovery times then include contention)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  sub->add_option("--pool-dir", o->pool_dir, "Pool directory; must exist")
+      ->check(non_empty())
+      ->type_name("DIR")
+      ->default_str("$PMEMIDS_POOL_DIR, else /dev/shm/pmemids");
+  sub->add_option("--out", o->out,
+                  "JSON-lines file to append one record per (structure, mode) to; '-': "
+                  "records to stdout, the table to stderr")
+      ->check(non_empty())
+      ->type_name("FILE")
+      ->default_str("none: the table only");
   sub->add_option("--threads", o->threads,
                   "Workers of the multi-thread variant (internal structures): they run one at a "
-                  "time, switching at random sync points, so a crash stops the world (default 1: "
+                  "time, switching at random sync points, so a crash stops the world (1: "
                   "single-threaded, points exhaustive for small runs)")
-      ->check(CLI::Range(1, 16));
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
   sub->add_option("--recovery-points", o->recovery_points,
-                  "Also crash inside each recovery at its first N crash points and recover again "
-                  "(default 0)")
-      ->check(CLI::Range(0, 1000));
+                  "Also crash inside each recovery at its first N crash points and recover again")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   sub->add_flag("--unsafe", o->unsafe,
                 "Test a structure under a domain it is not crash-consistent in (a negative "
                 "control: violations are expected)");
   sub->add_flag("--fail-on-violation", o->fail_on_violation,
                 "Exit 3 when any crash point failed (for CI)");
-  sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)")
-      ->check(non_empty());
-  sub->add_option("-p", o->properties,
-                  "Property override key=value (default: recordcount=100, operationcount=300, "
-                  "30% updates, 40% inserts, 30% deletes)");
+  add_persistence_options(sub, o->persistence);
+  sub->add_option("--store-buffer-loss", o->store_buffer_loss,
+                  "Power model under --domain eadr: none (every store executed before the "
+                  "crash survives) or suffix (a suffix of the stores issued since the last "
+                  "fence is lost, as from an x86 store buffer)")
+      ->check(CLI::IsMember({"none", "suffix"}))
+      ->capture_default_str();
+  add_workload_options(sub, o->workload,
+                       "Property override key=value (default per operation set: kv "
+                       "recordcount=100, operationcount=300, 30% updates, 40% inserts, 30% "
+                       "deletes; set, queue and stack a small mix of their own); seed also "
+                       "chooses the crash points and surviving lines");
   sub->callback([o] { crash(*o); });
 }
 

@@ -8,7 +8,9 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/run_options.h"
 #include "errors.h"
+#include "run/context.h"
 #include "util/escape.h"
 
 namespace {
@@ -31,18 +33,29 @@ std::string unknown_command(const CLI::App& app, int argc, char** argv) {
 int main(int argc, char** argv) {
   CLI::App app{"pmemids: indexing data structures on persistent memory, measured"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", pmemids::version_text());
+  // Every option of every command shows its default in --help (subcommands
+  // inherit this when they are created below).
+  app.option_defaults()->always_capture_default();
   pmemids::add_run_command(app);
   pmemids::add_list_command(app);
   pmemids::add_report_command(app);
   pmemids::add_sweep_command(app);
   pmemids::add_crash_command(app);
+  pmemids::add_micro_command(app);
+  pmemids::add_doctor_command(app);
   pmemids::add_reproduce_command(app);
   pmemids::add_stream_command(app);
   pmemids::add_compare_command(app);
+  pmemids::add_completion_command(app);
+  // YCSB's one-dash long options (-threads, -target), as its users type them.
+  std::vector<std::string> words = pmemids::ycsb_long_flags(argc, argv);
+  std::vector<char*> args;
+  for (auto& w : words) args.push_back(w.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     const std::string unknown = unknown_command(app, argc, argv);
     fmt::print(stderr, "pmemids: error: {}\n(run 'pmemids --help' or 'pmemids run --help')\n",
                unknown.empty() ? pmemids::escape_control(e.what()) : unknown);

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pmem/policy.h"
 
@@ -23,6 +24,19 @@ struct PersistenceOptions {
 };
 
 void add_persistence_options(CLI::App* sub, PersistenceOptions& o);
+
+// Warnings on stderr about the installed policy `p`: eADR emulated (the pools
+// are not crash-safe on this machine), what-if latency injected.
+void warn_policy(const PersistencePolicy& p);
+
+// --pmem-profile's media: the latency each adds, per written-back line at a
+// fence and per persistent node visited.
+struct MediaProfile {
+  std::string name;
+  double write_ns;
+  double read_ns;
+};
+const std::vector<MediaProfile>& media_profiles();
 
 // UsageError naming the option and what is accepted (an instruction this CPU
 // lacks names those it has). `platform_eadr`: see choose_domain().

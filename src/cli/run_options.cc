@@ -5,16 +5,16 @@
 #include <cstdlib>
 
 #include "cli/validators.h"
+#include "counters/perf_events.h"
 #include "errors.h"
 
 namespace pmemids {
 
-void check_thread_count(const std::string& thread_mode, int threads) {
+void check_thread_count(const std::string& thread_mode, int threads, const std::string& from) {
   if (thread_mode == "single" && threads != 1) {
     throw UsageError(fmt::format(
-        "--threads {} needs --thread-mode parallel, concurrent or native (single runs one "
-        "thread)",
-        threads));
+        "{} needs --thread-mode parallel, concurrent or native (single runs one thread)",
+        from.empty() ? fmt::format("--threads {}", threads) : from));
   }
 }
 
@@ -27,15 +27,16 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
          "Mode(s): dram, pmem-volatile, pmem-persist, pmem-trans, comma-separated, or 'all'")
       ->required()
       ->check(non_empty());
-  sub->add_option("-P,--workload", o.workload_files, "YCSB workload property file(s)")
-      ->check(non_empty());
-  sub->add_option("-p", o.properties, "Property override key=value (repeatable)");
+  add_workload_options(sub, o.workload);
   sub->add_option("--pool-dir", o.pool_dir,
-                  "Pool directory (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids: emulated)")
-      ->check(non_empty());
-  sub->add_option("--pool-size", o.pool_size,
-                  "Pool size per instance, e.g. 2G (default: derived from workload)")
-      ->check(non_empty());
+                  "Pool directory (a DAX mount for real PMEM; tmpfs emulates it)")
+      ->check(non_empty())
+      ->type_name("DIR")
+      ->default_str("$PMEMIDS_POOL_DIR, else /dev/shm/pmemids");
+  sub->add_option("--pool-size", o.pool_size, "Pool size per instance, e.g. 2G")
+      ->check(non_empty())
+      ->type_name("SIZE")
+      ->default_str("derived from the workload");
   sub->add_flag("--keep-pool", o.keep_pool,
                 "Keep the pool(s) after the run (with --repeat: the last repetition's)");
   sub->add_flag("--reopen", o.reopen,
@@ -56,27 +57,36 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                   "Repetitions run first and discarded (recorded with \"warmup\": true)")
       ->check(CLI::Range(0, 1000));
   sub->add_option("--out", o.out,
-                  "JSON-lines result file to append to (default results/<time>.jsonl)")
-      ->check(non_empty());
+                  "JSON-lines result file to append to; '-': records to stdout, the table to "
+                  "stderr")
+      ->check(non_empty())
+      ->type_name("FILE")
+      ->default_str("results/<time>.jsonl");
   sub->add_option("--load-factor", o.load_factor, "Hashtable elements per bucket")
       ->check(finite_range(0.01, 100.0));
-  sub->add_option("--node-keys", o.node_keys,
-                  "B-tree / B+-tree keys per node (default: btree 10, bplustree 15)")
-      ->check(CLI::Range(3, 1024));
+  sub->add_option("--node-keys", o.node_keys, "B-tree / B+-tree keys per node")
+      ->check(CLI::Range(3, 1024))
+      ->default_str("btree 10, bplustree 15");
   sub->add_option("--max-height", o.max_height, "Skiplist maximum height")
       ->check(CLI::Range(1, 64));
   sub->add_option("--thread-mode", o.thread_mode,
                   "single | parallel (an instance and pool per thread, each runs the whole "
-                  "workload) | concurrent (one instance, operations split, one global lock) | "
-                  "native (one instance that synchronises itself, no lock: internal structures)")
-      ->check(CLI::IsMember({"single", "parallel", "concurrent", "native"}));
-  sub->add_option("--threads", o.threads, "Worker threads (parallel, concurrent, native)")
-      ->check(CLI::Range(1, 1024));
+                  "workload) | concurrent (one instance, each thread its own part of the "
+                  "workload, one global lock) | native (as concurrent with no lock: "
+                  "structures that synchronise themselves)")
+      ->check(CLI::IsMember({"single", "parallel", "concurrent", "native"}))
+      ->default_str("single; concurrent for more than one thread, as YCSB");
+  sub->add_option("--threads", o.threads,
+                  "Worker threads (parallel, concurrent, native); YCSB's threadcount")
+      ->check(CLI::Range(1, 1024))
+      ->default_str("threadcount, else 1");
   sub->add_option("--lock", o.lock,
                   "Concurrent mode's global lock: pthread-dram, pthread-pmem, pmemobj, "
-                  "rwlock-dram, rwlock-pmemobj (default: pthread-dram for dram and "
-                  "pmem-volatile, pmemobj for pmem-persist and pmem-trans)")
-      ->check(non_empty());
+                  "rwlock-dram, rwlock-pmemobj")
+      ->check(non_empty())
+      ->default_str(
+          "pthread-dram for dram and pmem-volatile, pmemobj for pmem-persist and "
+          "pmem-trans");
   sub->add_flag("--unsafe", o.unsafe,
                 "Run a structure under a persistence domain it is not crash-consistent in (a "
                 "negative control)");
@@ -85,45 +95,125 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                   "over nodes and cores)")
       ->check(CLI::IsMember({"none", "compact", "scatter"}));
   sub->add_option("--cpu-node", o.cpu_node, "Run worker threads on this NUMA node's CPUs")
-      ->check(node_number());
+      ->check(node_number())
+      ->default_str("any");
   sub->add_option("--mem-node", o.mem_node,
                   "Place structure memory and emulated pools on this NUMA node")
-      ->check(node_number());
+      ->check(node_number())
+      ->default_str("the kernel's choice");
   sub->add_option("--duration", o.duration,
                   "Run for this many seconds, replaying the operation stream cyclically, "
                   "instead of operationcount operations")
-      ->check(finite_range(0.001, 86400.0));
+      ->check(finite_range(0.001, 86400.0))
+      ->default_str("off: operationcount operations");
+  sub->add_option("--min-time", o.min_time,
+                  "Grow operationcount (regenerating the stream before timing) and rerun a "
+                  "repetition until its timed phase lasts at least this many seconds")
+      ->check(finite_range(0.001, 86400.0))
+      ->default_str("off");
   sub->add_option("--timeline-ms", o.timeline_ms,
                   "Record throughput per interval of this many milliseconds")
-      ->check(CLI::Range(1, 3600000));
+      ->check(CLI::Range(1, 3600000))
+      ->default_str("off");
   sub->add_option("--latency-sample", o.latency_sample,
-                  fmt::format("Fraction of operations whose latency is timed (0 disables; "
-                              "default {})",
-                              kDefaultLatencySample))
+                  "Fraction of operations whose latency is timed (0 disables)")
       ->check(finite_range(0, 1))
       ->check([](const std::string& v) -> std::string {
         const double r = std::strtod(v.c_str(), nullptr);
         return r == 0 || r >= 1e-9 ? "" : "a fraction in [1e-9, 1], or 0 to disable";
-      });
+      })
+      ->default_str(fmt::format("{}", kDefaultLatencySample));
   sub->add_option("--wait", o.wait,
                   "Combining stacks: how a thread waits for the combiner: spin, yield, adaptive "
-                  "(spin while workers <= CPUs, yield when oversubscribed; default)")
-      ->check(CLI::IsMember({"spin", "yield", "adaptive"}));
+                  "(spin while workers <= CPUs, yield when oversubscribed)")
+      ->check(CLI::IsMember({"spin", "yield", "adaptive"}))
+      ->capture_default_str();
   sub->add_flag("--combiner-yield", o.combiner_yield,
                 "Combining stacks: the combiner yields the CPU after each session");
   sub->add_option("--persist-requests", o.persist_requests,
-                  "stack-dfc, stack-dfc-flat: threads persist their announcements (on, default) "
-                  "or leave it to the combiner (off)")
-      ->check(CLI::IsMember({"on", "off"}));
+                  "stack-dfc, stack-dfc-flat: threads persist their announcements (on) or leave "
+                  "it to the combiner (off)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   sub->add_option("--elimination", o.elimination,
-                  "Combining stacks: answer push/pop pairs of a session directly (on, default)")
-      ->check(CLI::IsMember({"on", "off"}));
-  sub->add_option("--recycle", o.recycle,
-                  "Combining stacks: return popped nodes to the node pool (on, default)")
-      ->check(CLI::IsMember({"on", "off"}));
+                  "Combining stacks: answer push/pop pairs of a session directly")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  sub->add_option("--recycle", o.recycle, "Combining stacks: return popped nodes to the node pool")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   sub->add_option("--combining-rounds", o.combining_rounds,
-                  "Combining stacks: passes over the requests per session (default 20)")
-      ->check(CLI::Range(1, 1000));
+                  "Combining stacks: passes over the requests per session")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  add_persistence_options(sub, o.persistence);
+  sub->add_option("--counters", o.counters,
+                  "Count over each timed phase: none, perf (hardware and software events with "
+                  "perf_event_open; needs a PMU for hardware events), sim (re-run under "
+                  "valgrind's callgrind: simulated caches, many times slower)")
+      ->check(CLI::IsMember({"none", "perf", "sim"}))
+      ->capture_default_str();
+  sub->add_option("--perf-events", o.perf_events,
+                  "--counters perf: events to count (comma-separated): all, hardware, "
+                  "software, or names among " +
+                      perf_event_names())
+      ->delimiter(',')
+      ->default_str("all");
+  sub->add_option("--sim-instrument", o.sim_instrument,
+                  "--counters sim: simulate caches from the start of set-up (load: the load "
+                  "warms them) or in the timed phase only (timed: faster, caches start empty)")
+      ->check(CLI::IsMember({"load", "timed"}))
+      ->capture_default_str();
+  sub->add_option("--target", o.target,
+                  "Throttle to this many operations per second in total, spread over the "
+                  "workers; latencies are then also measured from each operation's intended "
+                  "start (intended_latency_*); YCSB's target; 0: no throttle")
+      ->check(finite_range(0.0, 1e12))
+      ->default_str("target, else none");
+  sub->add_option("--status-interval", o.status_interval,
+                  "A status line on stderr every this many seconds: elapsed time, operations, "
+                  "current ops/sec and, when sampling, current p99 per operation type")
+      ->check(finite_range(0.001, 86400.0))
+      ->default_str("status.interval with -s, else none");
+  sub->add_flag("-s", o.status, "Status lines every status.interval seconds (default 10), as YCSB");
+}
+
+ClientSettings resolve_client(const RunOptions& o, const WorkloadSpec& spec) {
+  ClientSettings c;
+  if (o.threads > 0) {
+    c.threads = o.threads;
+    c.threads_from = fmt::format("--threads {}", o.threads);
+  } else if (spec.threadcount) {
+    c.threads = *spec.threadcount;
+    c.threads_from = fmt::format("threadcount={}", *spec.threadcount);
+  }
+  c.thread_mode = o.thread_mode;
+  if (c.thread_mode.empty()) {
+    c.default_concurrent = c.threads > 1;
+    c.thread_mode = c.default_concurrent ? "concurrent" : "single";
+  }
+  c.target = o.target >= 0 ? o.target : spec.target.value_or(0);
+  if (o.status_interval > 0) {
+    c.status_interval = o.status_interval;
+  } else if (spec.status_interval) {
+    c.status_interval = *spec.status_interval;
+  } else if (o.status) {
+    c.status_interval = kDefaultStatusInterval;
+  }
+  return c;
+}
+
+std::vector<std::string> ycsb_long_flags(int argc, const char* const* argv) {
+  std::vector<std::string> out;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    for (const char* name : {"-threads", "-target"}) {
+      const std::string n(name);
+      if (i > 0 && (a == n || a.starts_with(n + "="))) a = "-" + a;
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 }  // namespace pmemids

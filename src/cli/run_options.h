@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/persistence_options.h"
+#include "cli/workload_options.h"
+
 namespace pmemids {
 
 // Fraction of operations whose latency is timed unless --latency-sample says
@@ -17,8 +20,7 @@ inline constexpr double kDefaultLatencySample = 0.01;
 struct RunOptions {
   std::string ds;
   std::string mode;
-  std::vector<std::string> workload_files;
-  std::vector<std::string> properties;
+  WorkloadOptions workload;  // -P, -p, --seed
   std::string pool_dir;
   std::string pool_size;
   bool keep_pool = false;
@@ -29,16 +31,20 @@ struct RunOptions {
   double load_factor = 0.75;
   uint32_t node_keys = 0;
   uint32_t max_height = 16;
-  std::string thread_mode = "single";
-  int threads = 1;
-  std::string lock;     // empty: the paper's default for the mode
-  bool unsafe = false;  // allow a domain the structure is not crash-consistent in
+  std::string thread_mode;  // empty: single, or concurrent for more than one thread
+  int threads = 0;          // 0: threadcount, else 1
+  std::string lock;         // empty: the paper's default for the mode
+  bool unsafe = false;      // allow a domain the structure is not crash-consistent in
   std::string pin = "none";
   std::optional<int> cpu_node;
   std::optional<int> mem_node;
   double duration = 0;         // seconds; 0: run operationcount operations
+  double min_time = 0;         // seconds; 0: run operationcount operations whatever they take
   uint32_t timeline_ms = 0;    // 0: no timeline
   double latency_sample = -1;  // fraction of operations timed; < 0: the default
+  double target = -1;          // ops/s in total (--target, -target); < 0: target, else none
+  double status_interval = 0;  // seconds (--status-interval); 0: status.interval with -s
+  bool status = false;         // -s: status lines every status.interval (default 10) seconds
   // Combining stacks (ds/combining_options.h).
   std::string wait = "adaptive";
   bool combiner_yield = false;
@@ -46,16 +52,45 @@ struct RunOptions {
   std::string elimination = "on";
   std::string recycle = "on";
   uint32_t combining_rounds = 20;
-  double pool_check_timeout = 0;  // seconds the check of a reopened pool may take; 0: scaled
-  bool no_pool_check = false;     // reopen without that check (unsafe)
+  double pool_check_timeout = 0;         // seconds the check of a reopened pool may take; 0: scaled
+  bool no_pool_check = false;            // reopen without that check (unsafe)
+  PersistenceOptions persistence;        // --domain, --flush, ... (cli/persistence_options.h)
+  std::string counters = "none";         // none | perf | sim
+  std::vector<std::string> perf_events;  // --counters perf; empty: all
+  std::string sim_instrument = "load";   // --counters sim: load | timed
 };
 
+// How many workers, in which thread mode, at what rate, with what status
+// lines: `run`'s options win over the workload's YCSB client settings
+// (threadcount, target, status.interval), as YCSB's -threads/-target win over
+// its properties.
+struct ClientSettings {
+  int threads = 1;
+  std::string threads_from;         // "--threads N", "threadcount=N" or "" (the default, 1)
+  std::string thread_mode;          // single | parallel | concurrent
+  bool default_concurrent = false;  // no --thread-mode and more than one thread
+  double target = 0;                // ops/s in total; 0: unthrottled
+  double status_interval = 0;       // seconds; 0: no status lines
+};
+
+// The status interval -s turns on when status.interval does not say.
+inline constexpr double kDefaultStatusInterval = 10;
+
+ClientSettings resolve_client(const RunOptions& o, const WorkloadSpec& spec);
+
 // --threads other than 1 needs --thread-mode parallel or concurrent: a
-// UsageError otherwise (run and stream).
-void check_thread_count(const std::string& thread_mode, int threads);
+// UsageError otherwise (run and stream). `from` names where the count came
+// from ("threadcount=2"); empty: --threads.
+void check_thread_count(const std::string& thread_mode, int threads, const std::string& from = "");
 
 // Registers every `pmemids run` option on `sub`, writing into `o`. Parsing
 // checks syntax and ranges; combinations are checked when the run starts.
 void add_run_options(CLI::App* sub, RunOptions& o);
+
+// YCSB spells its long options with one dash (-threads 4 -target 1000); CLI11
+// reads "-threads" as a cluster of short flags. Returns argv with "-threads"
+// and "-target" (alone or as -name=value) spelled with two dashes; every other
+// word, -P, -p and -s included, is kept as it is.
+std::vector<std::string> ycsb_long_flags(int argc, const char* const* argv);
 
 }  // namespace pmemids

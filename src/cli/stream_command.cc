@@ -3,8 +3,9 @@
 // tracefile= runs again, or a summary of its operation mix and key popularity.
 //
 // Streams come from build_streams(), as run's do; lines are in worker order:
-// parallel worker t's stream as thread t, concurrent worker t's contiguous
-// slice (worker_slice) as thread t, single as thread 0. Nothing is written
+// parallel worker t's stream as thread t, concurrent (and native) worker t's
+// part of the workload (plan_streams: kv slice, queue role, share; see
+// workload/stream.h) as thread t, single as thread 0. Nothing is written
 // before the streams are built, so a refused configuration leaves --out alone.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -19,6 +20,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_options.h"
+#include "cli/workload_options.h"
 #include "errors.h"
 #include "util/file_checks.h"
 #include "workload/properties.h"
@@ -29,8 +31,7 @@ namespace pmemids {
 namespace {
 
 struct StreamOptions {
-  std::vector<std::string> workload_files;
-  std::vector<std::string> properties;
+  WorkloadOptions workload;  // -P, -p, --seed, as run reads them
   std::string thread_mode = "single";
   int threads = 1;
   std::string out;
@@ -45,16 +46,8 @@ struct WorkerOps {
   const Stream* stream;
 };
 
-std::vector<WorkerOps> workers(const RunStreams& built, const StreamOptions& o) {
+std::vector<WorkerOps> workers(const RunStreams& built) {
   std::vector<WorkerOps> out;
-  if (o.thread_mode == "concurrent") {
-    const Stream& st = built.streams[0];
-    for (int t = 0; t < o.threads; ++t) {
-      const auto [lo, hi] = worker_slice(st.ops.size(), t, o.threads);
-      out.push_back({t, std::span<const Op>(st.ops.data() + lo, hi - lo), &st});
-    }
-    return out;
-  }
   for (size_t t = 0; t < built.streams.size(); ++t) {
     out.push_back({static_cast<int>(t), built.streams[t].ops, &built.streams[t]});
   }
@@ -67,12 +60,14 @@ double pct(uint64_t part, uint64_t whole) {
 
 // Operation mix, and how requests on keys (every operation but inserts and
 // reads aimed at never-inserted keys) spread over the ids that exist by the
-// end (records_max of each stream, summed).
+// end (records_max of each stream, summed; concurrent slices address one
+// instance: their keys are counted together, the ids are the highest bound).
 void print_summary(std::FILE* out, const std::vector<WorkerOps>& ws, const RunStreams& built) {
   uint64_t by_type[kOpTypes] = {}, total = 0, requests = 0, ids = 0, load = 0;
-  std::vector<std::unordered_map<uint64_t, uint64_t>> hits(built.streams.size());  // per stream
+  const bool shared = built.share == StreamShare::kSlices;
+  std::vector<std::unordered_map<uint64_t, uint64_t>> hits(shared ? 1 : built.streams.size());
   for (const WorkerOps& w : ws) {
-    auto& h = hits[static_cast<size_t>(w.stream - built.streams.data())];
+    auto& h = hits[shared ? 0 : static_cast<size_t>(w.stream - built.streams.data())];
     for (const Op& op : w.ops) {
       ++by_type[static_cast<int>(op.type)];
       ++total;
@@ -87,7 +82,7 @@ void print_summary(std::FILE* out, const std::vector<WorkerOps>& ws, const RunSt
   }
   std::sort(counts.rbegin(), counts.rend());
   for (const Stream& st : built.streams) {
-    ids += st.records_max;
+    ids = shared ? std::max(ids, st.records_max) : ids + st.records_max;
     load += st.load_keys.size();
   }
   std::string mix;
@@ -115,13 +110,13 @@ void print_summary(std::FILE* out, const std::vector<WorkerOps>& ws, const RunSt
 
 void stream(const StreamOptions& o) {
   if (!o.out.empty()) check_output_path(o.out, "--out");
-  PropertySet props;
-  for (const auto& f : o.workload_files) props.load_file(f);
-  for (const auto& kv : o.properties) props.set_override(kv);
-  const WorkloadSpec spec = props.build();
+  const WorkloadSpec spec = build_workload(o.workload);
   check_thread_count(o.thread_mode, o.threads);
-  const RunStreams built = build_streams(spec, o.thread_mode == "parallel" ? o.threads : 1);
-  const std::vector<WorkerOps> ws = workers(built, o);
+  const RunStreams built = build_streams(spec, o.thread_mode == "single" ? 1 : o.threads,
+                                         o.thread_mode == "concurrent" || o.thread_mode == "native"
+                                             ? StreamShare::kSlices
+                                             : StreamShare::kOwn);
+  const std::vector<WorkerOps> ws = workers(built);
 
   if (o.summary) print_summary(stdout, ws, built);
   if (o.summary && o.out.empty()) return;
@@ -160,13 +155,12 @@ void add_stream_command(CLI::App& app) {
   auto o = std::make_shared<StreamOptions>();
   CLI::App* sub = app.add_subcommand(
       "stream", "Write the operation stream(s) `run` would execute, as a trace (or summarise it)");
-  sub->add_option("-P,--workload", o->workload_files, "YCSB workload property file(s)");
-  sub->add_option("-p", o->properties, "Property override key=value (repeatable)");
+  add_workload_options(sub, o->workload);
   sub->add_option("--thread-mode", o->thread_mode,
-                  "single | parallel (a stream per worker) | concurrent (one stream, a "
-                  "contiguous slice per worker)")
-      ->check(CLI::IsMember({"single", "parallel", "concurrent"}));
-  sub->add_option("--threads", o->threads, "Workers (parallel, concurrent)")
+                  "single | parallel (a stream per worker) | concurrent, native (each worker "
+                  "its part of the workload, as `run` splits it)")
+      ->check(CLI::IsMember({"single", "parallel", "concurrent", "native"}));
+  sub->add_option("--threads", o->threads, "Workers (parallel, concurrent, native)")
       ->check(CLI::Range(1, 1024));
   sub->add_option("--out", o->out, "Trace file to write (default: stdout)");
   sub->add_option("--head", o->head, "Only the first N operations")->check(CLI::NonNegativeNumber);

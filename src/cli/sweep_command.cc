@@ -1,10 +1,12 @@
 // `pmemids sweep FILE`: expand a sweep file (docs/sweeps.md) into `pmemids run`
-// configurations, validate them all, keep this invocation's part (--shard K/N,
-// --only KEY=V,...; sweep/subset.h), then run each as a child process and append
-// its records to --out, resumably. --dry-run prints the configurations as
-// `pmemids run` command lines on stdout and runs nothing.
+// (or, with `command = "micro <bench>"`, `pmemids micro <bench>`) configurations, validate them
+// all, keep this invocation's part (--shard K/N, --only KEY=V,...; sweep/subset.h), then run
+// each as a child process and append its records to --out, resumably. --dry-run prints the
+// configurations as `pmemids run` (or `pmemids micro <bench>`) command lines on stdout and runs
+// nothing.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <set>
@@ -12,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/validators.h"
 #include "errors.h"
+#include "micro/options.h"
 #include "sweep/child.h"
 #include "sweep/driver.h"
 #include "sweep/estimate.h"
@@ -35,6 +38,7 @@ struct SweepOptions {
   std::vector<std::string> only;  // KEY=V[,V...] terms
   bool dry_run = false;
   bool retry_skipped = false;
+  bool no_interleave = false;
   bool force = false;
 };
 
@@ -62,20 +66,24 @@ using ConfigSource = std::function<void(const std::function<void(sweep::Configur
 
 // Prints each configuration as `source` yields it, checked, so a large sweep
 // shows its first lines at once.
-void dry_run(const sweep::SweepSpec& spec, const ConfigSource& source,
+void dry_run(const sweep::SweepSpec& spec, const sweep::RunKeys& keys, const ConfigSource& source,
              const sweep::SweepEstimate& est, const SweepOptions& o, const std::string& out,
              const std::string& part) {
   std::set<std::string> scanned_dirs;
   std::vector<std::string> ids;
-  sweep::ConfigurationCheck check(spec);
+  std::vector<int> reps;  // each configuration's repetitions
+  sweep::ConfigurationCheck check(spec, keys);
   source([&](sweep::Configuration&& c) {
     check(c, est.configurations);
     const std::string base = fs::path(sweep::private_pool_dir(c, o.pool_dir)).parent_path();
     if (scanned_dirs.insert(base).second) sweep::check_pool_dirs(spec, {c}, o.pool_dir);
     const std::string pool_dir = c.option("pool-dir") != nullptr ? "" : o.pool_dir;
-    fmt::print("pmemids run {}\n", sweep::shell_join(sweep::run_args(c, spec, pool_dir)));
+    fmt::print("pmemids {} {}\n", sweep::shell_join(spec.command),
+               sweep::shell_join(sweep::run_args(c, spec, pool_dir)));
     if (ids.size() % 64 == 0) std::fflush(stdout);
     ids.push_back(c.id);
+    const auto* repeat = c.option("repeat");
+    reps.push_back(repeat != nullptr ? std::stoi(sweep::value_text(*repeat)) : 1);
   });
   std::fflush(stdout);
   std::string recorded;
@@ -83,7 +91,9 @@ void dry_run(const sweep::SweepSpec& spec, const ConfigSource& source,
     const sweep::OutputScan scan =
         sweep::scan_output(read_input_file(out, "--out", kMaxResultBytes));
     size_t n = 0;
-    for (const auto& id : ids) n += sweep::already_recorded(scan, id, o.retry_skipped) ? 1 : 0;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      n += sweep::already_recorded(scan, ids[i], o.retry_skipped, reps[i]) ? 1 : 0;
+    }
     recorded = fmt::format(", {} already recorded in {}", n, out);
   }
   fmt::print(stderr, "pmemids: sweep {} (scale {}): {} configurations{}{} (at least {})\n",
@@ -91,13 +101,39 @@ void dry_run(const sweep::SweepSpec& spec, const ConfigSource& source,
              sweep::format_duration(est.min_seconds));
 }
 
+// The keys of the command a sweep file runs: `run`, or `micro <bench>`.
+sweep::RunKeys keys_for(const std::vector<std::string>& command, const std::string& file) {
+  if (command == std::vector<std::string>{"run"}) return {};
+  const auto& all = micro::benches();
+  const auto bench = command.size() == 2 && command[0] == "micro"
+                         ? std::find_if(all.begin(), all.end(),
+                                        [&](const auto& b) { return b.name == command[1]; })
+                         : all.end();
+  if (bench != all.end()) {
+    return {command, [b = &*bench](CLI::App& app) -> std::shared_ptr<void> {
+              auto o = std::make_shared<micro::MicroOptions>();
+              micro::add_micro_options(&app, *o, b);
+              return o;
+            }};
+  }
+  std::string accepted = "\"run\"";
+  for (const auto& b : all) accepted += fmt::format(", \"micro {}\"", b.name);
+  throw UsageError(fmt::format("{}: command: '{}' is not a command a sweep runs; accepted: {}",
+                               file, sweep::shell_join(command), accepted));
+}
+
 void sweep_main(const SweepOptions& o) {
-  const sweep::RunKeys keys;
+  const sweep::RunKeys keys = keys_for(sweep::read_sweep_command(o.file), o.file);
   const sweep::SweepSpec spec = sweep::parse_sweep_file(o.file, o.scale, keys);
   const sweep::Shard shard = o.shard.empty() ? sweep::Shard{} : sweep::parse_shard(o.shard);
   std::vector<sweep::OnlyTerm> only;
   for (const auto& t : o.only) only.push_back(sweep::parse_only(t));
   const std::string out = o.out.empty() ? default_out(o, shard) : o.out;
+  if (out == "-") {
+    throw UsageError(
+        "--out -: a sweep appends to a file it can resume from; give a file name (pmemids run "
+        "--out - writes records to stdout)");
+  }
   check_output_path(out, "--out");
   std::error_code ec;
   if (!o.pool_dir.empty() && !fs::is_directory(o.pool_dir, ec)) {
@@ -125,7 +161,7 @@ void sweep_main(const SweepOptions& o) {
       if (whole) return sweep::expand_each(spec, each);
       for (sweep::Configuration c : configs) each(std::move(c));
     };
-    dry_run(spec, source, est, o, out, part);
+    dry_run(spec, keys, source, est, o, out, part);
     return;
   }
   if (whole) {
@@ -137,11 +173,12 @@ void sweep_main(const SweepOptions& o) {
   d.out = out;
   d.pool_dir = o.pool_dir;
   d.retry_skipped = o.retry_skipped;
+  d.interleave = !o.no_interleave;
   d.interrupted = sweep::interrupt_requested;
   const int code = sweep::run_sweep(
       spec, configs,
-      [](const sweep::Configuration&, const std::vector<std::string>& args,
-         const std::string& temp) { return sweep::run_child(args, temp); },
+      [&spec](const sweep::Configuration&, const std::vector<std::string>& args,
+              const std::string& temp) { return sweep::run_child(spec.command, args, temp); },
       d);
   if (code == 1) {
     throw RuntimeError(fmt::format(
@@ -161,30 +198,42 @@ void add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   CLI::App* sub = app.add_subcommand(
       "sweep", "Run every configuration of a sweep file (TOML), resumably (docs/sweeps.md)");
-  sub->add_option("file", o->file, "Sweep file (TOML)")->required()->check(non_empty());
-  sub->add_option("--out", o->out,
-                  "JSON-lines file to append to; records already in it are not run again "
-                  "(default results/<file stem>[-<scale>][-shard<K>of<N>].jsonl)")
+  sub->add_option("file", o->file, "Sweep file (TOML)")
+      ->type_name("FILE")
+      ->required()
       ->check(non_empty());
+  sub->add_option("--out", o->out,
+                  "JSON-lines file to append to; records already in it are not run again")
+      ->check(non_empty())
+      ->type_name("FILE")
+      ->default_str("results/<file stem>[-<scale>][-shard<K>of<N>].jsonl");
   sub->add_option("--scale", o->scale,
                   "default (the file's top level) or the name of one of its [scale.<name>] "
                   "tables, e.g. paper")
       ->check(non_empty());
-  sub->add_option("--pool-dir", o->pool_dir,
-                  "Pool directory for configurations that set none (default: as pmemids run)")
-      ->check(non_empty());
+  sub->add_option("--pool-dir", o->pool_dir, "Pool directory for configurations that set none")
+      ->check(non_empty())
+      ->type_name("DIR")
+      ->default_str("as pmemids run: $PMEMIDS_POOL_DIR, else /dev/shm/pmemids");
   sub->add_option("--shard", o->shard,
                   "K/N: run only shard K (0..N-1) of N, e.g. one per machine; configurations are "
                   "dealt to shards in config_id order (default out "
-                  "results/<file stem>[-<scale>]-shard<K>of<N>.jsonl)");
+                  "results/<file stem>[-<scale>]-shard<K>of<N>.jsonl)")
+      ->type_name("K/N")
+      ->default_str("the whole sweep");
   sub->add_option("--only", o->only,
                   "KEY=V[,V...]: run only configurations whose KEY (option or property) is one "
                   "of the values (repeatable; all must match)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("KEY=V,...")
+      ->default_str("every configuration");
   sub->add_flag("--dry-run", o->dry_run,
                 "Print the configurations as pmemids run command lines; run nothing");
   sub->add_flag("--retry-skipped", o->retry_skipped,
                 "Run configurations recorded as skipped again (failed ones always are)");
+  sub->add_flag("--no-interleave", o->no_interleave,
+                "Run each configuration's repetitions together, configuration after "
+                "configuration (default: repetition 1 of every configuration, then 2, ...)");
   sub->add_flag("--force", o->force,
                 "Run (or list) a sweep whose estimated least time exceeds half a day");
   sub->callback([o] { sweep_main(*o); });

@@ -90,14 +90,12 @@ CrashWorkload crash_workload(const WorkloadSpec& spec, uint32_t threads) {
   w.op_set = spec.op_set();
   const std::vector<StreamShape> shapes = plan_streams(spec, static_cast<int>(threads), true);
   for (size_t t = 0; t < shapes.size(); ++t) {
-    w.streams.push_back(threads == 1 ? generate(spec, spec.seed)
-                                     : generate(spec, spec.seed + t, shapes[t]));
+    w.streams.push_back(generate(spec, spec.seed + t, shapes[t]));
   }
   const Stream& first = w.streams.front();
-  uint64_t capacity = first.records_max;
-  for (size_t t = 1; t < w.streams.size(); ++t) {
-    capacity += w.streams[t].records_max - w.streams[t].load_keys.size();
-  }
+  std::vector<const Stream*> all;
+  for (const Stream& st : w.streams) all.push_back(&st);
+  const uint64_t capacity = shared_capacity(w.op_set, all);
   w.ds = DsOptions{.capacity = capacity,
                    .expected = spec.recordcount,
                    .value_size = spec.fieldlength,

@@ -7,10 +7,13 @@
 // offers; `points` of them are picked uniformly (all when there are fewer), with
 // the recorded seed. Then, per model:
 //
-//   power    one pass; at each picked point the pool file is copied and the old
-//            bytes of every line not yet persisted are written back into the copy
-//            (lines survive with probability `survive`): the image a power
-//            failure would leave. The run goes on; the image is checked.
+//   power    one pass; at each picked point the pool file is copied and the
+//            bytes a power failure would take back are written into the copy
+//            (backend/shadow.h): under ADR the old bytes of every line not yet
+//            written back and fenced (lines survive with probability
+//            `survive`); under eADR nothing, or with store-buffer loss a suffix
+//            of the stores since the last fence. The run goes on; the image is
+//            checked.
 //   process  per picked point, a child process runs the stream on a new pool and
 //            is killed with SIGKILL at that point; nothing is lost from the CPU
 //            caches, so this tests recovery code and libpmemobj's rollback only.
@@ -68,6 +71,7 @@
 
 #include "backend/shadow.h"
 #include "ds/common.h"
+#include "pmem/policy.h"
 #include "workload/stream.h"
 
 namespace pmemids {
@@ -86,6 +90,10 @@ struct CrashOptions {
   uint32_t jobs = 2;                         // images checked at once, while the run goes on
   PlantedFault fault = PlantedFault::kNone;  // tests of the checker only
   uint64_t fault_nth = 0;
+  // Installed for the run: its domain decides both what the backends write
+  // back and what the power model keeps.
+  PersistencePolicy policy = PersistencePolicy::host_default();
+  bool store_buffer_loss = false;   // eADR: a suffix of the unfenced stores is lost
   double switch_probability = 0.5;  // multi-thread: chance of a switch at each sync point
   uint32_t recovery_points = 0;     // crash points taken inside each recovery
 };

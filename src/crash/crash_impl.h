@@ -651,7 +651,7 @@ template <template <class> class DS, class B>
 uint64_t count_points(const CrashOptions& opt, const CrashWorkload& w) {
   B b(pool_spec(opt, DS<B>::kName, B::kMode, -1, pool_bytes_for<DS, B>(opt, w), false, false));
   DS<B> ds(b, w.ds);
-  b.hook().arm([](uint64_t) {}, opt.fault, opt.fault_nth);
+  b.hook().arm([](uint64_t) {}, opt.fault, opt.fault_nth, opt.store_buffer_loss);
   std::vector<char> buf(w.ds.value_size + 8);
   for (size_t i = 0; i < w.ops.size(); ++i) {
     if (i % 256 == 0) throw_if_stopped();
@@ -672,6 +672,7 @@ template <template <class> class DS, class B>
 CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
   using namespace crash_detail;
   using P = typename PlainOf<B>::type;
+  const ScopedPolicy policy(opt.policy);
   const bool multi = !w.thread_ops.empty();
   if (multi && (DS<B>::kSync != Sync::kInternal || opt.model != CrashModel::kPower)) {
     throw UsageError(
@@ -722,7 +723,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
             add(checker.submit(CheckRequest{pt, cur, s}));
           }
         },
-        opt.fault, opt.fault_nth);
+        opt.fault, opt.fault_nth, opt.store_buffer_loss);
     for (cur = 0; cur < w.ops.size(); ++cur) {
       if (cur % 256 == 0) throw_if_stopped();
       apply_to_ds(ds, w.ops[cur], buf.data(), w.ds.value_size);
@@ -751,7 +752,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
             [&](uint64_t p) {
               if (p == pt) kill(getpid(), SIGKILL);
             },
-            opt.fault, opt.fault_nth);
+            opt.fault, opt.fault_nth, opt.store_buffer_loss);
         for (uint64_t i = 0; i < w.ops.size(); ++i) {
           apply_to_ds(ds, w.ops[i], buf.data(), w.ds.value_size);
           write_full(ack[1], &i, sizeof i);  // acknowledged

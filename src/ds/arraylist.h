@@ -80,7 +80,7 @@ class ArrayList {
   bool update(uint64_t key, const char* v) {
     Elem* e = find(key);
     if (e == nullptr) return false;
-    b_.tx([&] { b_.write(e->value(), v, vsize_); });
+    b_.tx([&] { b_.write_value(e->value(), v, vsize_); });
     return true;
   }
 
@@ -92,7 +92,7 @@ class ArrayList {
     }
     const bool fresh = e->present == 0;
     b_.tx([&] {
-      b_.write(e->value(), v, vsize_);
+      b_.write_value(e->value(), v, vsize_);
       if (fresh) b_.store(e->present, uint64_t{1});
     });
     return fresh;

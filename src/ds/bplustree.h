@@ -9,17 +9,24 @@
 // from a sibling, else merge), so each operation is one root-to-leaf pass.
 // Keys in children[j] lie in [keys[j-1], keys[j]).
 //
-// Durability (pmem-persist). Insert into a leaf with room persists the shifted
-// keys and value pointers, then the count `n` (4-byte store) publishes the new
-// key; a crash before it loses the new key and can hide or duplicate the leaf's
-// last key. A leaf split persists the new right leaf, then inserts the separator
-// into the parent, then links the new leaf into the chain, then shrinks the left
+// Durability (pmem-persist). Insert into a leaf with room writes back the new
+// value object and the shifted keys and value pointers in one batch (one fence
+// for all three: their order among themselves does not matter), then stores
+// the count `n` (4 bytes), which publishes the new key and is durable when the
+// insert returns. A crash before that store loses the new key and can hide or
+// duplicate the leaf's last key (the shifted regions may be durable in any
+// combination). A leaf split writes back the new right leaf (one batch), then
+// inserts the separator into the parent (its two regions in one batch, then
+// its count), then links the new leaf into the chain, then shrinks the left
 // leaf: a crash in between can leave keys in both leaves (seen twice by scans)
 // or the parent's change half done. Borrows and merges are multi-word in-place
 // changes with the same exposure. Update overwrites the value in place (can
 // tear); value objects and merged-away nodes can leak if a crash falls between
-// unlinking and freeing. pmem-trans: each operation is one transaction logging
-// exactly the regions it shifts or overwrites.
+// unlinking and freeing. Under eADR nothing is written back, the fences are
+// the same, and what a crash can leave is the same list (stores become durable
+// in program order, so the in-place windows remain). pmem-trans: each
+// operation is one transaction logging exactly the regions it shifts or
+// overwrites.
 #pragma once
 
 #include <cstring>
@@ -109,7 +116,7 @@ class BPlusTree {
     const auto [x, i] = find(key);
     if (x == nullptr) return false;
     char* dst = vals(x)[i].get();
-    b_.tx([&] { b_.write(dst, v, vsize_); });
+    b_.tx([&] { b_.write_value(dst, v, vsize_); });
     return true;
   }
 
@@ -118,8 +125,7 @@ class BPlusTree {
     b_.tx([&] {
       const ValPtr val = b_.template alloc<char>(value_slot(vsize_), kTypeValue);
       char* dst = val.get();
-      std::memcpy(dst, v, vsize_);
-      b_.seal(dst, vsize_);
+      std::memcpy(dst, v, vsize_);  // sealed with the leaf regions that publish it
       if (root_.top()->n == L_.keys) grow();
       Node* x = root_.top();
       while (!x->leaf) {
@@ -132,7 +138,7 @@ class BPlusTree {
         }
         x = c;
       }
-      leaf_insert(x, node_lower_bound(keys(x), x->n, key), key, val);
+      leaf_insert(x, node_lower_bound(keys(x), x->n, key), key, val, dst);
     });
     return true;
   }
@@ -308,35 +314,47 @@ class BPlusTree {
   }
 
   // Inserts separator `key` at i of inner node x with `kid` at child position
-  // kid_pos (i + 1: right of the separator; i: left of it). Count last.
+  // kid_pos (i + 1: right of the separator; i: left of it). Both regions in one
+  // batch, the count last.
   void inner_insert(Node* x, uint32_t i, uint64_t key, const NodePtr& kid, uint32_t kid_pos) {
     const uint32_t n = x->n;
-    std::memcpy(stage(), &key, sizeof key);
-    key_array(x).insert(b_, n, i, stage());
-    std::memcpy(stage(), static_cast<const void*>(&kid), sizeof kid);
-    kid_array(x).insert(b_, n + 1, kid_pos, stage());
+    b_.batch([&] {
+      std::memcpy(stage(), &key, sizeof key);
+      key_array(x).insert(b_, n, i, stage());
+      std::memcpy(stage(), static_cast<const void*>(&kid), sizeof kid);
+      kid_array(x).insert(b_, n + 1, kid_pos, stage());
+    });
     b_.store(x->n, n + 1);
   }
   // Removes key i and child kid_pos of inner node x.
   void inner_erase(Node* x, uint32_t i, uint32_t kid_pos) {
     const uint32_t n = x->n;
-    key_array(x).erase(b_, n, i);
-    kid_array(x).erase(b_, n + 1, kid_pos);
+    b_.batch([&] {
+      key_array(x).erase(b_, n, i);
+      kid_array(x).erase(b_, n + 1, kid_pos);
+    });
     b_.store(x->n, n - 1);
   }
-  // Inserts (key, val) at i of leaf x.
-  void leaf_insert(Node* x, uint32_t i, uint64_t key, const ValPtr& val) {
+  // Inserts (key, val) at i of leaf x; `fresh`: val's object, just filled, is
+  // sealed in the same batch as the regions that publish it.
+  void leaf_insert(Node* x, uint32_t i, uint64_t key, const ValPtr& val,
+                   const char* fresh = nullptr) {
     const uint32_t n = x->n;
-    std::memcpy(stage(), &key, sizeof key);
-    key_array(x).insert(b_, n, i, stage());
-    std::memcpy(stage(), static_cast<const void*>(&val), sizeof val);
-    val_array(x).insert(b_, n, i, stage());
+    b_.batch([&] {
+      if (fresh != nullptr) b_.seal_value(fresh, vsize_);
+      std::memcpy(stage(), &key, sizeof key);
+      key_array(x).insert(b_, n, i, stage());
+      std::memcpy(stage(), static_cast<const void*>(&val), sizeof val);
+      val_array(x).insert(b_, n, i, stage());
+    });
     b_.store(x->n, n + 1);
   }
   void leaf_erase(Node* x, uint32_t i) {
     const uint32_t n = x->n;
-    key_array(x).erase(b_, n, i);
-    val_array(x).erase(b_, n, i);
+    b_.batch([&] {
+      key_array(x).erase(b_, n, i);
+      val_array(x).erase(b_, n, i);
+    });
     b_.store(x->n, n - 1);
   }
 
@@ -364,12 +382,16 @@ class BPlusTree {
     if (leaf) {
       new (&next(z)) NodePtr(next(y));
       std::memcpy(static_cast<void*>(vals(z)), vals(y) + from, size_t{rn} * sizeof(ValPtr));
-      b_.seal(z, L_.leaf_keys + size_t{rn} * sizeof(uint64_t));
-      b_.seal(vals(z), size_t{rn} * sizeof(ValPtr));
+      b_.batch([&] {
+        b_.seal(z, L_.leaf_keys + size_t{rn} * sizeof(uint64_t));
+        b_.seal(vals(z), size_t{rn} * sizeof(ValPtr));
+      });
     } else {
       std::memcpy(static_cast<void*>(kids(z)), kids(y) + from, size_t{rn + 1} * sizeof(NodePtr));
-      b_.seal(z, sizeof(Node) + size_t{rn} * sizeof(uint64_t));
-      b_.seal(kids(z), size_t{rn + 1} * sizeof(NodePtr));
+      b_.batch([&] {
+        b_.seal(z, sizeof(Node) + size_t{rn} * sizeof(uint64_t));
+        b_.seal(kids(z), size_t{rn + 1} * sizeof(NodePtr));
+      });
     }
     inner_insert(x, i, leaf ? keys(z)[0] : keys(y)[m], zp, i + 1);
     if (leaf) b_.store(next(y), zp);
@@ -424,15 +446,19 @@ class BPlusTree {
   void merge(Node* x, uint32_t i, Node* y, Node* z) {
     const uint32_t yn = y->n, zn = z->n;
     if (y->leaf) {
-      key_array(y).put(b_, yn, keys(z), zn);
-      val_array(y).put(b_, yn, vals(z), zn);
+      b_.batch([&] {
+        key_array(y).put(b_, yn, keys(z), zn);
+        val_array(y).put(b_, yn, vals(z), zn);
+      });
       b_.store(next(y), next(z));
       b_.store(y->n, yn + zn);
     } else {
-      std::memcpy(stage(), &keys(x)[i], sizeof(uint64_t));
-      std::memcpy(stage() + sizeof(uint64_t), keys(z), size_t{zn} * sizeof(uint64_t));
-      key_array(y).put(b_, yn, stage(), zn + 1);
-      kid_array(y).put(b_, yn + 1, kids(z), zn + 1);
+      b_.batch([&] {
+        std::memcpy(stage(), &keys(x)[i], sizeof(uint64_t));
+        std::memcpy(stage() + sizeof(uint64_t), keys(z), size_t{zn} * sizeof(uint64_t));
+        key_array(y).put(b_, yn, stage(), zn + 1);
+        kid_array(y).put(b_, yn + 1, kids(z), zn + 1);
+      });
       b_.store(y->n, yn + zn + 1);
     }
     const NodePtr zp = kids(x)[i + 1];

@@ -12,18 +12,22 @@
 // shifted byte is logged, which is the effect of the paper's Figure 5.
 //
 // Every in-place change of a node writes each affected region (keys, values,
-// children) with one backend call from a DRAM staging copy, then stores the
-// node's count `n` last.
+// children) with one backend call from a DRAM staging copy, all of them in one
+// batch (written back, fenced once), then stores the node's count `n` last.
 //
-// Durability (pmem-persist). Insert into a leaf with room: the shifted keys and
-// values are persisted, then `n` (a 4-byte store) makes the new key visible. A
-// crash before that store loses the new key *and* can hide the node's old last
-// key (shifted past `n`) or show a key twice; node splits (new right node
-// persisted first, then the parent's shift, then the left node's `n`), merges
-// and borrows are multi-word in-place changes that a crash can leave half done:
-// keys duplicated in two nodes, or lost. Update overwrites the value in place
-// (can tear). Value objects (btree) and nodes freed by a delete or merge can
-// leak if a crash falls between unlinking and freeing. pmem-trans: every insert,
+// Durability (pmem-persist). Insert into a leaf with room: the new value object
+// (btree), the shifted keys and the shifted values are written back in one
+// batch, then `n` (a 4-byte store) makes the new key visible; it is durable
+// when the insert returns. A crash before that store loses the new key *and*
+// can hide the node's old last key (shifted past `n`) or show a key twice, the
+// shifted regions being durable in any combination; node splits (new right
+// node written back first, then the parent's shift, then the left node's `n`),
+// merges and borrows are multi-word in-place changes that a crash can leave
+// half done: keys duplicated in two nodes, or lost. Update overwrites the value
+// in place (can tear). Value objects (btree) and nodes freed by a delete or
+// merge can leak if a crash falls between unlinking and freeing. Under eADR
+// nothing is written back and the fences are the same; stores become durable in
+// program order, so the same in-place windows remain. pmem-trans: every insert,
 // update and delete is one transaction logging exactly the regions it shifts
 // or overwrites.
 #pragma once
@@ -50,10 +54,13 @@ class BTreeImpl {
   using NodePtr = typename B::template Ptr<Node>;
   using ValPtr = typename B::template Ptr<char>;
   // Where a value comes from when an entry is (re)written: bytes to copy
-  // (embedded) or an existing value object to point at (referenced).
+  // (embedded) or an existing value object to point at (referenced). `fresh`:
+  // the referenced object was just filled and is written back (sealed) with the
+  // node regions that publish it.
   struct Entry {
     const char* bytes = nullptr;
     ValPtr ref;
+    const char* fresh = nullptr;
   };
   static constexpr uint32_t kNoKid = ~0u;
 
@@ -124,7 +131,7 @@ class BTreeImpl {
   bool update(uint64_t key, const char* v) {
     const auto [x, i] = find(key);
     if (x == nullptr) return false;
-    b_.tx([&] { b_.write(value_of(x, i), v, vsize_); });
+    b_.tx([&] { b_.write_value(value_of(x, i), v, vsize_); });
     return true;
   }
 
@@ -275,8 +282,7 @@ class BTreeImpl {
       const ValPtr p = b_.template alloc<char>(value_slot(vsize_), kTypeValue);
       char* dst = p.get();
       std::memcpy(dst, v, vsize_);
-      b_.seal(dst, vsize_);
-      return Entry{nullptr, p};
+      return Entry{nullptr, p, dst};
     }
   }
   void put_entry(char* dst, const Entry& e) const {
@@ -319,37 +325,45 @@ class BTreeImpl {
 
   // Opens a gap at entry i of x for (key, e); if kid_pos != kNoKid, also inserts
   // `kid` at child position kid_pos (i for a new leftmost child, i + 1 for a new
-  // right child). Each region is written once; the count n last.
+  // right child). Each region is written once, in one batch with a fresh value
+  // object's seal; the count n last, ordered after all of them.
   void insert_at(Node* x, uint32_t i, uint64_t key, const Entry& e, const NodePtr* kid,
                  uint32_t kid_pos) {
     const uint32_t n = x->n;
-    std::memcpy(stage(), &key, sizeof key);
-    key_array(x).insert(b_, n, i, stage());
-    put_entry(stage(), e);
-    val_array(x).insert(b_, n, i, stage());
-    if (kid_pos != kNoKid) {
-      std::memcpy(stage(), static_cast<const void*>(kid), sizeof(NodePtr));
-      kid_array(x).insert(b_, n + 1, kid_pos, stage());
-    }
+    b_.batch([&] {
+      if (e.fresh != nullptr) b_.seal_value(e.fresh, vsize_);
+      std::memcpy(stage(), &key, sizeof key);
+      key_array(x).insert(b_, n, i, stage());
+      put_entry(stage(), e);
+      val_array(x).insert(b_, n, i, stage());
+      if (kid_pos != kNoKid) {
+        std::memcpy(stage(), static_cast<const void*>(kid), sizeof(NodePtr));
+        kid_array(x).insert(b_, n + 1, kid_pos, stage());
+      }
+    });
     b_.store(x->n, n + 1);
   }
 
   // Closes entry i of x; if kid_pos != kNoKid, also removes that child pointer.
   void erase_at(Node* x, uint32_t i, uint32_t kid_pos) {
     const uint32_t n = x->n;
-    key_array(x).erase(b_, n, i);
-    val_array(x).erase(b_, n, i);
-    if (kid_pos != kNoKid) kid_array(x).erase(b_, n + 1, kid_pos);
+    b_.batch([&] {
+      key_array(x).erase(b_, n, i);
+      val_array(x).erase(b_, n, i);
+      if (kid_pos != kNoKid) kid_array(x).erase(b_, n + 1, kid_pos);
+    });
     b_.store(x->n, n - 1);
   }
 
   void replace_entry(Node* x, uint32_t i, uint64_t key, const Entry& e) {
-    b_.store(keys(x)[i], key);
-    if constexpr (kEmbedded) {
-      b_.write(val_at(x, i), e.bytes, vsize_);
-    } else {
-      b_.store(vref(x, i), e.ref);
-    }
+    b_.batch([&] {
+      b_.store(keys(x)[i], key);
+      if constexpr (kEmbedded) {
+        b_.write(val_at(x, i), e.bytes, vsize_);
+      } else {
+        b_.store(vref(x, i), e.ref);
+      }
+    });
   }
 
   // A full root gets a new empty root above it, then is split.
@@ -372,12 +386,14 @@ class BTreeImpl {
     z->leaf = y->leaf;
     std::memcpy(keys(z), keys(y) + m + 1, size_t{rn} * sizeof(uint64_t));
     std::memcpy(val_at(z, 0), val_at(y, m + 1), val_array(y).span(rn));
-    b_.seal(z, sizeof(Node) + size_t{rn} * sizeof(uint64_t));
-    b_.seal(val_at(z, 0), val_array(y).span(rn));
     if (!leaf) {
       std::memcpy(static_cast<void*>(kids(z)), kids(y) + m + 1, size_t{rn + 1} * sizeof(NodePtr));
-      b_.seal(kids(z), size_t{rn + 1} * sizeof(NodePtr));
     }
+    b_.batch([&] {
+      b_.seal(z, sizeof(Node) + size_t{rn} * sizeof(uint64_t));
+      b_.seal(val_at(z, 0), val_array(y).span(rn));
+      if (!leaf) b_.seal(kids(z), size_t{rn + 1} * sizeof(NodePtr));
+    });
     insert_at(x, i, keys(y)[m], entry_of(y, m), &zp, i + 1);
     b_.store(y->n, m);
   }
@@ -457,13 +473,15 @@ class BTreeImpl {
   // y = kids(x)[i] absorbs x's key i and all of z = kids(x)[i + 1]; z is freed.
   void merge(Node* x, uint32_t i, Node* y, Node* z) {
     const uint32_t yn = y->n, zn = z->n;
-    std::memcpy(stage(), &keys(x)[i], sizeof(uint64_t));
-    std::memcpy(stage() + sizeof(uint64_t), keys(z), size_t{zn} * sizeof(uint64_t));
-    key_array(y).put(b_, yn, stage(), zn + 1);
-    put_entry(stage(), entry_of(x, i));
-    std::memcpy(stage() + L_.stride, val_at(z, 0), val_array(z).span(zn));
-    val_array(y).put(b_, yn, stage(), zn + 1);
-    if (!y->leaf) kid_array(y).put(b_, yn + 1, kids(z), zn + 1);
+    b_.batch([&] {
+      std::memcpy(stage(), &keys(x)[i], sizeof(uint64_t));
+      std::memcpy(stage() + sizeof(uint64_t), keys(z), size_t{zn} * sizeof(uint64_t));
+      key_array(y).put(b_, yn, stage(), zn + 1);
+      put_entry(stage(), entry_of(x, i));
+      std::memcpy(stage() + L_.stride, val_at(z, 0), val_array(z).span(zn));
+      val_array(y).put(b_, yn, stage(), zn + 1);
+      if (!y->leaf) kid_array(y).put(b_, yn + 1, kids(z), zn + 1);
+    });
     b_.store(y->n, yn + zn + 1);
     const NodePtr zp = kids(x)[i + 1];
     erase_at(x, i, i + 1);

@@ -32,6 +32,14 @@
 // Each operation is complete and durable (per the backend's guarantee) when it
 // returns. Callers serialise access to kExternal structures (all key-value
 // ones); kInternal ones synchronise themselves (ds/traits.h).
+//
+// In the structures' durability comments, "persists" means "written back and
+// fenced" under ADR. Under eADR (backend/flusher.h) the write-backs are elided
+// and the very same fences remain, so every ordering a comment states still
+// holds and a crash can leave the same states; with caches persistent, a store
+// is also durable before its fence unless the store buffer loses it. Value
+// payloads are written with write_value / seal_value, which --flush-cold still
+// writes back under eADR.
 #pragma once
 
 #include <algorithm>

@@ -105,13 +105,13 @@ class HashTable {
   bool update(uint64_t key, const char* v) {
     Node* n = find(key);
     if (n == nullptr) return false;
-    b_.tx([&] { b_.write(n->value(), v, vsize_); });
+    b_.tx([&] { b_.write_value(n->value(), v, vsize_); });
     return true;
   }
 
   bool insert(uint64_t key, const char* v) {
     if (Node* n = find(key)) {
-      b_.tx([&] { b_.write(n->value(), v, vsize_); });
+      b_.tx([&] { b_.write_value(n->value(), v, vsize_); });
       return false;
     }
     NodePtr& head = buckets_[bucket(key)];
@@ -121,7 +121,7 @@ class HashTable {
       n->next = head;
       n->key = key;
       std::memcpy(n->value(), v, vsize_);
-      b_.seal(n, kHeaderBytes + vsize_);
+      b_.seal_value(n, kHeaderBytes + vsize_);
       b_.store(head, fresh);
     });
     return true;

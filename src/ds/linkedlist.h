@@ -94,7 +94,7 @@ class LinkedList {
     auto it = index_.find(key);
     if (it == index_.end()) return false;
     Elem* e = it->second.elem.get();
-    b_.tx([&] { b_.write(e->value(), v, vsize_); });
+    b_.tx([&] { b_.write_value(e->value(), v, vsize_); });
     return true;
   }
 
@@ -107,7 +107,7 @@ class LinkedList {
       e->next = ElemPtr();
       e->key = key;
       std::memcpy(e->value(), v, vsize_);
-      b_.seal(e, kHeaderBytes + vsize_);
+      b_.seal_value(e, kHeaderBytes + vsize_);
       b_.store(link_to(tail_), fresh);
     });
     index_.emplace(key, Loc{fresh, tail_});

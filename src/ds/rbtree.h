@@ -155,7 +155,7 @@ class RBTree {
   bool update(uint64_t key, const char* v) {
     Hdr* h = find(key);
     if (h == nullptr) return false;
-    b_.tx([&] { b_.write(value(h), v, vsize_); });
+    b_.tx([&] { b_.write_value(value(h), v, vsize_); });
     return true;
   }
 
@@ -165,7 +165,7 @@ class RBTree {
     const int k = descend(key, path, found);
     if (found) {
       Hdr* h = path.node[k];
-      b_.tx([&] { b_.write(value(h), v, vsize_); });
+      b_.tx([&] { b_.write_value(value(h), v, vsize_); });
       return false;
     }
     b_.tx([&] {
@@ -457,7 +457,7 @@ class RBTree {
   void link_new(Path& path, const int k, NodePtr zp, Hdr* z) {
     bool published = false;
     const auto publish = [&] {
-      b_.seal(value(z), node_bytes_);
+      b_.seal_value(value(z), node_bytes_);
       b_.store(link(path, k), zp);  // commit point
       published = true;
     };
@@ -487,7 +487,7 @@ class RBTree {
           z->child[dp] = g->child[dp];
           z->child[!dp] = glink;
           z->red = 0;
-          b_.seal(value(z), node_bytes_);
+          b_.seal_value(value(z), node_bytes_);
           b_.store(glink, zp);  // commit point
           b_.store(g->child[dp], NodePtr());
           set_red(g, true);

@@ -149,14 +149,14 @@ class SkipList {
   bool update(uint64_t key, const char* v) {
     Node* n = find(key);
     if (n == nullptr) return false;
-    b_.tx([&] { b_.write(n->value(), v, vsize_); });
+    b_.tx([&] { b_.write_value(n->value(), v, vsize_); });
     return true;
   }
 
   bool insert(uint64_t key, const char* v) {
     NodePtr* preds[kMaxLevels];
     if (Node* n = descend<true>(key, preds); n != nullptr && n->key == key) {
-      b_.tx([&] { b_.write(n->value(), v, vsize_); });
+      b_.tx([&] { b_.write_value(n->value(), v, vsize_); });
       return false;
     }
     const uint32_t h = random_height();
@@ -171,7 +171,7 @@ class SkipList {
       std::memcpy(n->value(), v, vsize_);
       NodePtr* next = next_of(n);
       for (uint32_t l = 0; l < h; ++l) next[l] = *preds[l];
-      b_.seal(n, bytes);
+      b_.seal_value(n, bytes);
       for (uint32_t l = 0; l < h; ++l) b_.store(*preds[l], fresh);  // level 0 commits
     });
     top_ = std::max(top_, h);

@@ -13,9 +13,16 @@
 //                         store is globally visible (durable under ADR once
 //                         flushed) before any later store.
 //   nt_copy(d, s, n)      copies n bytes with non-temporal stores for the whole
-//                         aligned 8-byte words inside [d, d+n), regular stores for
-//                         a ragged head or tail, which it then writes back with
-//                         `tail`. Needs a store_fence() to be ordered.
+//                         aligned 16-byte blocks inside [d, d+n), regular stores
+//                         for a ragged head or tail, which it then writes back
+//                         with `tail`. Copies forward: d may overlap s when d <= s.
+//                         Needs a store_fence() to be ordered.
+//   nt_fill(d, w, n, t)   stores the 8-byte pattern `w` over [d, d+n) (the byte
+//                         at address a is byte a % 8 of w): non-temporal stores
+//                         nt_fill_width() bytes wide for the aligned blocks
+//                         inside the range, regular stores for a ragged head or
+//                         tail, which it then writes back with `t`. Needs a
+//                         store_fence() to be ordered.
 // The instruction is a run-time choice made once per run; each call costs one
 // predictable branch, against the hundreds of nanoseconds of a write-back.
 #pragma once
@@ -35,6 +42,7 @@ struct CpuFlushSupport {
   bool clflushopt = false;
   bool clflush = false;
   bool sse2 = false;  // movnti (non-temporal 8-byte stores)
+  bool avx = false;   // 32-byte vmovntdq, with the OS saving the ymm registers
 
   // What this CPU reports through cpuid (read once).
   static const CpuFlushSupport& host();
@@ -69,16 +77,26 @@ inline void flush_line(FlushInsn i, const void* p) {
 
 inline constexpr uintptr_t kFlushLine = 64;
 
-inline void flush_range(FlushInsn i, const void* p, size_t n) {
+// Calls f(line) for the start of every cache line from p/64 to (p+n-1)/64.
+template <class F>
+inline void for_each_line(const void* p, size_t n, F&& f) {
   if (n == 0) return;
   const auto a = reinterpret_cast<uintptr_t>(p);
   for (uintptr_t l = a & ~(kFlushLine - 1); l < a + n; l += kFlushLine) {
-    flush_line(i, reinterpret_cast<const void*>(l));
+    f(reinterpret_cast<const void*>(l));
   }
+}
+
+inline void flush_range(FlushInsn i, const void* p, size_t n) {
+  for_each_line(p, n, [i](const void* line) { flush_line(i, line); });
 }
 
 inline void store_fence() { asm volatile("sfence" ::: "memory"); }
 
 void nt_copy(void* dst, const void* src, size_t n, FlushInsn tail);
+
+void nt_fill(void* dst, uint64_t word, size_t n, FlushInsn tail);
+// 32 with AVX (libpmem's default movnt width on such CPUs), else 16.
+size_t nt_fill_width();
 
 }  // namespace pmemids

@@ -2,20 +2,26 @@
 
 #include <fcntl.h>
 #include <fmt/chrono.h>
+#include <libpmem.h>
 #include <libpmem2.h>
 #include <numa.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "errors.h"
 #include "git_revision.h"
+#include "pmem/latency.h"
+#include "pmem/libpmem_hooks.h"
+#include "pmem/policy.h"
 
 extern char** environ;
 
@@ -80,7 +86,40 @@ std::string flush_instruction(const std::set<std::string>& flags, const PmemProb
   return "clflush";
 }
 
+// The whole command line of this process, one element per argument.
+nlohmann::json command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  nlohmann::json args = nlohmann::json::array();
+  for (std::string a; std::getline(in, a, '\0');) args.push_back(a);
+  return args;
+}
+
+nlohmann::json cpu_governor() {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  std::string g;
+  if (!(in >> g)) return nullptr;
+  return g;
+}
+
 }  // namespace
+
+double measure_timer_overhead_ns() {
+  using Clock = std::chrono::steady_clock;
+  constexpr size_t kReads = 10001;
+  std::vector<Clock::time_point> t(kReads);
+  for (auto& x : t) x = Clock::now();
+  std::vector<double> gaps(kReads - 1);
+  for (size_t i = 1; i < kReads; ++i)
+    gaps[i - 1] = std::chrono::duration<double, std::nano>(t[i] - t[i - 1]).count();
+  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+  return gaps[gaps.size() / 2];
+}
+
+nlohmann::json load_average() {
+  double l[3];
+  if (getloadavg(l, 3) != 3) return nullptr;
+  return {l[0], l[1], l[2]};
+}
 
 PmemProbe probe_pool_dir(const std::string& dir) {
   PmemProbe p;
@@ -102,11 +141,18 @@ PmemProbe probe_pool_dir(const std::string& dir) {
   if (cfg != nullptr) pmem2_config_delete(&cfg);
   close(fd);
   p.real = p.granularity == "byte" || p.granularity == "cache-line";
+  p.auto_flush = pmem_has_auto_flush();
   if (!p.real && std::getenv("PMEM_IS_PMEM_FORCE") == nullptr) {
     setenv("PMEM_IS_PMEM_FORCE", "1", 1);
     p.forced_is_pmem = true;
   }
   return p;
+}
+
+std::string version_text() {
+  return fmt::format("pmemids {} (git {}, {} build)\nPMDK {} (libpmemobj, libpmem2)\nmemkind {}",
+                     PMEMIDS_VERSION, PMEMIDS_GIT_REVISION, PMEMIDS_BUILD_TYPE,
+                     PMEMIDS_PMDK_VERSION, PMEMIDS_MEMKIND_VERSION);
 }
 
 nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& probe) {
@@ -138,12 +184,21 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
       {"pmem_is_pmem_forced_by_pmemids", probe.forced_is_pmem},
       {"pool_dir", pool_dir},
       {"pool_fs", probe.fs},
-      {"flush_instruction", flush_instruction(flags, probe)},
+      {"flush_instruction", installed_policy().flush_label()},
+      {"libpmem_flush_instruction", flush_instruction(flags, probe)},
+      {"domain", installed_policy().domain.label()},
+      {"platform_domain", probe.platform_eadr() ? "eadr" : "adr"},
+      {"movnt_threshold", installed_policy().movnt_threshold},
+      {"libpmemobj_flushes", lib_hooks_bound() ? "counted" : "not observed"},
+      {"latency_injection", injection_context()},
       {"pmdk_version", PMEMIDS_PMDK_VERSION},
       {"memkind_version", PMEMIDS_MEMKIND_VERSION},
       {"cpu_model", cpuinfo_field("model name")},
       {"cpu_flags", cpu_flags},
       {"cpus_online", sysconf(_SC_NPROCESSORS_ONLN)},
+      {"cpu_governor", cpu_governor()},
+      {"timer_overhead_ns", measure_timer_overhead_ns()},
+      {"command_line", command_line()},
       {"numa_nodes", numa_available() < 0 ? 1 : numa_num_configured_nodes()},
       {"kernel", fmt::format("{} {}", u.sysname, u.release)},
       {"hostname", host},

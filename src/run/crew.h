@@ -3,27 +3,44 @@
 //
 // Each worker t: binds itself (apply_placement), runs setup(t) (pool creation,
 // loading: never timed), waits at the barrier with every other worker and the
-// coordinator, reads the clock, runs work(t, control), reads the clock. The
+// coordinator, reads its CPU usage (getrusage RUSAGE_THREAD) and the clock,
+// runs work(t, control), reads the clock and its CPU usage again. The
 // coordinator (the calling thread) only sleeps: it wakes every timeline_ms to
-// sum the workers' published progress, sets the stop flag when `duration` has
-// passed, and is woken as soon as every worker has finished or one failed (the
-// last timeline interval ends there). An exception in any worker stops the others at their next
-// chunk and is rethrown by run_crew after every thread has joined. SIGINT / SIGTERM
+// sum the workers' published progress, every status_interval to print a status
+// line on stderr (elapsed time, operations done, current ops/sec and, with
+// live latencies, the current p99 per operation type), sets the stop flag when
+// `duration` has passed, and is woken as soon as every worker has finished or
+// one failed (the last timeline interval ends there). With timing.counters, each
+// worker opens its counters after set-up, starts them right after the barrier and
+// stops them right after its timed phase (counters/crew_counters.h): outside its
+// clock reads, around nothing else. An exception in any worker stops the others
+// at their next chunk and is rethrown by run_crew after every thread has joined. SIGINT / SIGTERM
 // (util/stop_signals.h) stop the workers the same way, and run_crew throws Interrupted.
+//
+// The common window of a run is from the first worker's start (the first
+// clock read after the barrier released them) to the last worker's end. A
+// status line counts the same way: elapsed time from the barrier's release,
+// and current ops/sec as every worker's operations in the interval over the
+// interval's wall time (never a sum of per-worker rates).
 #pragma once
 
+#include <fmt/format.h>
 #include <sched.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <barrier>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "counters/crew_counters.h"
 #include "run/drive.h"
 #include "run/placement.h"
 #include "util/stop_signals.h"
@@ -31,13 +48,55 @@
 namespace pmemids {
 
 struct CrewTiming {
-  double duration = 0;       // seconds; 0: workers stop when their slice is done
-  uint32_t timeline_ms = 0;  // 0: no timeline
+  double duration = 0;               // seconds; 0: workers stop when their slice is done
+  uint32_t timeline_ms = 0;          // 0: no timeline
+  double status_interval = 0;        // seconds between status lines; 0: none
+  double target = 0;                 // ops/s of all workers together; 0: unthrottled
+  CrewCounters* counters = nullptr;  // what the workers count; null: nothing
+  // One per worker when status lines show latencies (set by the runner), else null.
+  const std::vector<std::unique_ptr<LiveLatency>>* live = nullptr;
+};
+
+// "pmemids: status 2.0 s: 41234 operations; 20617.0 current ops/sec; p99 read 1.2 us"
+std::string status_line(double elapsed, uint64_t ops, double ops_per_sec,
+                        const LiveLatency::Snapshot* interval);
+
+// CPU time and context switches of one worker's timed phase.
+struct ThreadUsage {
+  double user_seconds = 0;
+  double system_seconds = 0;
+  uint64_t voluntary_switches = 0;
+  uint64_t involuntary_switches = 0;
+
+  static ThreadUsage now() {
+    rusage u{};
+    getrusage(RUSAGE_THREAD, &u);
+    const auto secs = [](const timeval& tv) {
+      return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
+    };
+    return {secs(u.ru_utime), secs(u.ru_stime), static_cast<uint64_t>(u.ru_nvcsw),
+            static_cast<uint64_t>(u.ru_nivcsw)};
+  }
+  ThreadUsage& operator-=(const ThreadUsage& o) {
+    user_seconds -= o.user_seconds;
+    system_seconds -= o.system_seconds;
+    voluntary_switches -= o.voluntary_switches;
+    involuntary_switches -= o.involuntary_switches;
+    return *this;
+  }
+  ThreadUsage& operator+=(const ThreadUsage& o) {
+    user_seconds += o.user_seconds;
+    system_seconds += o.system_seconds;
+    voluntary_switches += o.voluntary_switches;
+    involuntary_switches += o.involuntary_switches;
+    return *this;
+  }
 };
 
 struct CrewRun {
   std::vector<double> thread_seconds;         // each worker's timed phase
-  double wall_seconds = 0;                    // first start to last end
+  std::vector<ThreadUsage> thread_usage;      // ... its CPU time and context switches
+  double wall_seconds = 0;                    // the common window: first start to last end
   std::vector<std::vector<int>> thread_cpus;  // CPUs each worker was allowed
   std::vector<int> start_cpu;                 // the CPU each worker started on
   std::vector<double> timeline;               // ops/s per interval, all workers
@@ -75,6 +134,7 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
   };
   CrewRun run;
   run.thread_seconds.resize(n);
+  run.thread_usage.resize(n);
   run.thread_cpus.resize(n);
   run.start_cpu.resize(n);
   std::barrier start(n + 1);
@@ -90,6 +150,7 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
       try {
         run.thread_cpus[t] = apply_placement(placement, t);
         if (!failed.load()) setup(t);
+        if (timing.counters != nullptr) timing.counters->open(t);
       } catch (...) {
         fail(std::current_exception());
       }
@@ -97,10 +158,19 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
       if (!failed.load()) {
         try {
           run.start_cpu[t] = sched_getcpu();
-          const DriveControl ctl{&stop, &slots[t].progress, timing.duration > 0};
+          const DriveControl ctl{.stop = &stop,
+                                 .progress = &slots[t].progress,
+                                 .cyclic = timing.duration > 0,
+                                 .live = timing.live != nullptr ? (*timing.live)[t].get() : nullptr,
+                                 .pace_ns = timing.target > 0 ? 1e9 * n / timing.target : 0};
+          const ThreadUsage before = ThreadUsage::now();
+          if (timing.counters != nullptr) timing.counters->begin(t);
           slots[t].start = Clock::now();
           work(t, ctl);
           slots[t].end = Clock::now();
+          if (timing.counters != nullptr) timing.counters->end(t);
+          run.thread_usage[t] = ThreadUsage::now();
+          run.thread_usage[t] -= before;
         } catch (...) {
           slots[t].end = Clock::now();
           fail(std::current_exception());
@@ -127,11 +197,19 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
                                        std::chrono::duration<double>(timing.duration))
                             : Clock::time_point::max();
   const auto tick = std::chrono::milliseconds(timing.timeline_ms);
-  uint64_t before = 0;
-  auto last = t0;
-  for (auto next = timing.timeline_ms > 0 ? t0 + tick : Clock::time_point::max();;
-       next += timing.timeline_ms > 0 ? tick : Clock::duration::zero()) {
-    const auto until = std::min(next, deadline);
+  const auto status_tick = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(timing.status_interval));
+  const auto progress = [&] {
+    uint64_t ops = 0;
+    for (const Slot& s : slots) ops += s.progress.load(std::memory_order_relaxed);
+    return ops;
+  };
+  uint64_t before = 0, status_before = 0;
+  auto last = t0, status_last = t0;
+  auto next_status = timing.status_interval > 0 ? t0 + status_tick : Clock::time_point::max();
+  LiveLatency::Snapshot latency_before;
+  for (auto next = timing.timeline_ms > 0 ? t0 + tick : Clock::time_point::max();;) {
+    const auto until = std::min({next, next_status, deadline});
     bool done;
     {
       // Woken by the workers; every kStopPoll also to notice SIGINT / SIGTERM,
@@ -149,16 +227,33 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
       break;
     }
     if (!done && until >= deadline) stop.store(true);
-    if (timing.timeline_ms > 0) {
-      uint64_t now_ops = 0;
-      for (const Slot& s : slots) now_ops += s.progress.load(std::memory_order_relaxed);
-      const auto now = Clock::now();
+    const bool ending = done || stop.load();
+    const auto now = Clock::now();
+    if (timing.timeline_ms > 0 && (now >= next || ending)) {
+      const uint64_t now_ops = progress();
       const double secs = std::chrono::duration<double>(now - last).count();
       run.timeline.push_back(secs > 0 ? static_cast<double>(now_ops - before) / secs : 0.0);
       before = now_ops;
       last = now;
+      next += tick;
     }
-    if (done || stop.load()) break;
+    if (!ending && now >= next_status) {
+      const uint64_t now_ops = progress();
+      const double secs = std::chrono::duration<double>(now - status_last).count();
+      LiveLatency::Snapshot latency_now;
+      if (timing.live != nullptr) latency_now = LiveLatency::Snapshot(*timing.live);
+      const LiveLatency::Snapshot interval = latency_now.since(latency_before);
+      fmt::print(stderr, "{}\n",
+                 status_line(std::chrono::duration<double>(now - t0).count(), now_ops,
+                             secs > 0 ? static_cast<double>(now_ops - status_before) / secs : 0.0,
+                             timing.live != nullptr ? &interval : nullptr));
+      std::fflush(stderr);
+      status_before = now_ops;
+      status_last = now;
+      latency_before = std::move(latency_now);
+      next_status += status_tick;
+    }
+    if (ending) break;
   }
   threads.clear();  // joins
   if (error) std::rethrow_exception(error);

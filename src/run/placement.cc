@@ -33,18 +33,6 @@ int node_of(int cpu) {
   return n < 0 ? 0 : n;
 }
 
-std::vector<int> node_cpus(int node) {
-  std::vector<int> out;
-  bitmask* bm = numa_allocate_cpumask();
-  if (numa_node_to_cpus(node, bm) == 0) {
-    for (unsigned c = 0; c < bm->size; ++c) {
-      if (numa_bitmask_isbitset(bm, c) != 0) out.push_back(static_cast<int>(c));
-    }
-  }
-  numa_free_cpumask(bm);
-  return out;
-}
-
 void check_node(const char* flag, int node) {
   const std::vector<int> nodes = numa_nodes();
   if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) {
@@ -77,6 +65,18 @@ std::vector<CpuInfo> describe(const std::vector<int>& cpus) {
 }
 
 }  // namespace
+
+std::vector<int> node_cpus(int node) {
+  std::vector<int> out;
+  bitmask* bm = numa_allocate_cpumask();
+  if (numa_node_to_cpus(node, bm) == 0) {
+    for (unsigned c = 0; c < bm->size; ++c) {
+      if (numa_bitmask_isbitset(bm, c) != 0) out.push_back(static_cast<int>(c));
+    }
+  }
+  numa_free_cpumask(bm);
+  return out;
+}
 
 std::vector<int> numa_nodes() {
   std::vector<int> out;
@@ -132,6 +132,13 @@ Placement plan_placement(const PlacementRequest& req) {
           *req.cpu_node, fmt::join(on_node, ","), fmt::join(current_cpus(), ",")));
     }
   }
+  p.allowed_cpus = static_cast<int>(cpus.size());
+  if (req.threads > p.allowed_cpus) {
+    p.warnings.push_back(fmt::format(
+        "{} worker threads on {} allowed CPUs: oversubscribed, threads share CPUs (recorded as "
+        "\"oversubscribed\": true)",
+        req.threads, p.allowed_cpus));
+  }
   if (req.pin == PinPolicy::kNone) {
     p.thread_cpus.assign(req.threads, req.cpu_node ? cpus : std::vector<int>{});
     return p;
@@ -148,10 +155,6 @@ Placement plan_placement(const PlacementRequest& req) {
     });
   }
   for (int t = 0; t < req.threads; ++t) p.thread_cpus.push_back({info[t % info.size()].cpu});
-  if (static_cast<size_t>(req.threads) > info.size()) {
-    p.warnings.push_back(
-        fmt::format("{} threads pinned to {} CPUs: threads share CPUs", req.threads, info.size()));
-  }
   return p;
 }
 

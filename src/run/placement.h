@@ -26,13 +26,15 @@ struct Placement {
   // Per thread: the CPUs it is bound to; empty means left to the scheduler.
   std::vector<std::vector<int>> thread_cpus;
   std::optional<int> mem_node;
+  int allowed_cpus = 0;               // CPUs the workers may run on, together
   std::vector<std::string> warnings;  // e.g. more threads than CPUs
 };
 
 // compact: consecutive threads on consecutive hardware threads of a core, then
 // the next core, node by node. scatter: one thread per node in turn, first
 // hardware thread of each core before any sibling. none: not pinned (bound to
-// the node's CPUs when cpu_node is given).
+// the node's CPUs when cpu_node is given). More threads than allowed CPUs
+// (oversubscribed) is a warning, whatever the policy.
 Placement plan_placement(const PlacementRequest& req);
 
 // Binds the calling thread to placement.thread_cpus[t] (none when t is past
@@ -48,6 +50,9 @@ void run_on_node(int node);
 
 // NUMA nodes present on this machine, for messages and records.
 std::vector<int> numa_nodes();
+
+// The CPUs of NUMA node `node` (empty when libnuma does not know it).
+std::vector<int> node_cpus(int node);
 
 // The CPUs the calling thread may run on now.
 std::vector<int> current_cpus();

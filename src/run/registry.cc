@@ -1,71 +1,18 @@
 #include "run/registry.h"
 
-#include "backend/obj.h"
-#include "backend/plain.h"
+#include <set>
+
 #include "crash/crash_registry.h"
 #include "ds/catalog.h"
 #include "errors.h"
-#include "run/reopen_check.h"
+#include "run/entry.h"
 
 namespace pmemids {
 namespace {
 
-template <template <class> class DS, class B>
-constexpr bool fits() {
-  return DS<DramBackend>::kModes.has(B::kMode);
-}
-
-// The run and size functions of DS in backend B, or null where DS
-// does not support B's mode (nothing is instantiated then).
-template <template <class> class DS, class B>
-auto run_of() -> RepResult (*)(const RunRequest&) {
-  if constexpr (fits<DS, B>()) {
-    static_assert(Structure<DS<B>>);
-    return &run_rep_checked<DS, B>;
-  } else {
-    return nullptr;
-  }
-}
-template <template <class> class DS, class B>
-auto element_bytes_of() -> uint64_t (*)(uint32_t) {
-  if constexpr (fits<DS, B>()) {
-    return &DS<B>::element_bytes;
-  } else {
-    return nullptr;
-  }
-}
-template <template <class> class DS, class B>
-auto structure_bytes_of() -> uint64_t (*)(const DsOptions&) {
-  if constexpr (fits<DS, B>()) {
-    return &DS<B>::pool_bytes;
-  } else {
-    return nullptr;
-  }
-}
-
-template <template <class> class DS>
-DsEntry entry(const std::array<CrashFn, 4>& crash) {
-  using D = DS<DramBackend>;
-  return DsEntry{
-      .name = D::kName,
-      .description = D::kDescription,
-      .op_set = D::kOpSet,
-      .sync = D::kSync,
-      .modes = D::kModes,
-      .domains = D::kDomains,
-      .harness = D::kHarness,
-      .element_bytes = {element_bytes_of<DS, DramBackend>(),
-                        element_bytes_of<DS, VolatileBackend>(),
-                        element_bytes_of<DS, PersistBackend>(),
-                        element_bytes_of<DS, TransBackend>()},
-      .structure_bytes = {structure_bytes_of<DS, DramBackend>(),
-                          structure_bytes_of<DS, VolatileBackend>(),
-                          structure_bytes_of<DS, PersistBackend>(),
-                          structure_bytes_of<DS, TransBackend>()},
-      .run = {run_of<DS, DramBackend>(), run_of<DS, VolatileBackend>(),
-              run_of<DS, PersistBackend>(), run_of<DS, TransBackend>()},
-      .crash = crash,
-  };
+std::vector<DsEntry>& added() {
+  static std::vector<DsEntry> entries;
+  return entries;
 }
 
 std::string mode_names(const DsEntry& e) {
@@ -78,14 +25,25 @@ std::string mode_names(const DsEntry& e) {
 
 }  // namespace
 
+void add_index(DsEntry e) { added().push_back(e); }
+
 const std::vector<DsEntry>& registry() {
   static const std::vector<DsEntry> entries = [] {
-    std::vector<DsEntry> out;
+    std::vector<DsEntry> all;
     const auto& crash = crash_table();
     for_each_structure(Catalog{}, [&]<template <class> class DS>() {
-      out.push_back(entry<DS>(crash.at(out.size())));
+      all.push_back(make_entry<DS>(crash.at(all.size())));
     });
-    return out;
+    all.insert(all.end(), added().begin(), added().end());
+    std::set<std::string_view> names;
+    for (const auto& e : all) {
+      if (!names.insert(e.name).second) {
+        throw UsageError(fmt::format(
+            "two structures are named '{}' (one built in with PMEMIDS_EXTRA_DS?); rename one",
+            e.name));
+      }
+    }
+    return all;
   }();
   return entries;
 }

@@ -40,7 +40,12 @@ struct DsEntry {
   bool crash_safe(Domain d) const { return domains.has(d); }
 };
 
+// The built-in structures, then those added by add_index, in that order.
+// UsageError when two have the same name.
 const std::vector<DsEntry>& registry();
+// Adds a structure built in from outside (register_index, PMEMIDS_EXTRA_DS);
+// only before registry() is first called, i.e. during static initialisation.
+void add_index(DsEntry e);
 // UsageError naming the accepted names when not found.
 const DsEntry& find_ds(std::string_view name);
 Mode find_mode(std::string_view name);

@@ -1,33 +1,42 @@
 // One repetition of one (structure, backend) pair in one thread mode: create or
 // reopen the pool(s), build or recover the structure(s), load (untimed,
-// reported separately), run the pre-generated stream(s) (timed), and return
-// what was measured.
+// reported separately), run the pre-generated operations (timed), and return
+// what was measured. Worker t always runs feeds[t].
 //
 //   single      one worker, one instance (pool <ds>.<mode>.pool).
 //   parallel    N workers, each with its own instance and pool
 //               (<ds>.<mode>.<t>.pool) and its own stream (feeds[t]); each
-//               creates and loads its instance itself before the barrier;
-//               throughput is the sum of the workers' throughputs.
-//   concurrent  one instance, created and loaded by the calling thread
-//               before the workers start; the stream split into N
-//               contiguous slices (feeds[0]), or, when there is a feed per
-//               worker (queue, set, stack workloads: plan_streams), worker t
-//               runs feeds[t]; every operation holds the run's global lock;
-//               throughput is all operations over the wall time.
+//               creates and loads its instance itself before the barrier.
+//   concurrent  one instance, created and loaded by the calling thread (from
+//               feeds[0]'s load keys) before the workers start; worker t
+//               runs feeds[t], as plan_streams() shaped it (workload/stream.h):
+//               for kv workloads slice t of n of the workload, so no
+//               operation targets a key another worker inserts; for queue,
+//               set and stack workloads its role's or its share's operations;
+//               every operation holds the run's global lock.
 //   native      as concurrent without the lock: only for kInternal structures
-//               (ds/traits.h), a feed per worker; each worker obtains its
-//               handle (worker_target) in its untimed set-up.
+//               (ds/traits.h); each worker obtains its handle (worker_target)
+//               in its untimed set-up.
+//
+// In every mode ops_per_sec is all operations over the common window (first
+// worker's start to last worker's end, run/crew.h); sum_of_rates adds each
+// worker's own ops / seconds (what parallel mode reported before).
+// A cyclic run (--duration) sizes every instance for the replay cycles its
+// budget allows (run/replay.h).
 //
 // Instances are built with DsOptions::threads = the workers that share them.
-// Only the workers' drive loops sit between their two clock reads.
+// Only the workers' drive loops sit between their two clock reads. With a
+// target rate (timing.target) the workers run drive_paced instead of drive,
+// and sampled operations are also timed from their due time (intended_latency).
 #pragma once
 
-#include <sys/resource.h>
-
+#include <algorithm>
 #include <chrono>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "backend/counters.h"
@@ -35,9 +44,9 @@
 #include "ds/common.h"
 #include "run/crew.h"
 #include "run/locks.h"
+#include "run/replay.h"
 #include "util/stop_signals.h"
 #include "workload/properties.h"
-#include "workload/sources.h"
 #include "workload/stream.h"
 
 namespace pmemids {
@@ -70,21 +79,31 @@ struct RunRequest {
   LockKind lock = LockKind::kPthreadDram;  // concurrent only
   Placement placement;                     // thread_cpus has `threads` entries
   CrewTiming timing;
-  std::vector<Feed> feeds;  // parallel, native: one per thread; concurrent: one or one per thread
+  std::vector<Feed> feeds;  // one per worker
 };
 
 struct ThreadResult {
   uint64_t ops = 0;
   double seconds = 0;
+  uint64_t cycles = 1;    // passes over its operations begun (--duration)
   std::vector<int> cpus;  // the CPUs it was allowed to run on
   int start_cpu = -1;
+  ThreadUsage usage;
 };
 
 struct RepResult {
   OpSet op_set = OpSet::kKv;  // the structure's: which operation types records list
+  Mode mode = Mode::kDram;
   OpTally tally;
-  double seconds = 0;      // wall time of the timed phase
-  double ops_per_sec = 0;  // parallel: sum over workers; otherwise ops / seconds
+  double seconds = 0;             // the common window of the timed phase
+  double ops_per_sec = 0;         // all operations / seconds
+  double sum_of_rates = 0;        // sum over workers of ops / own seconds
+  uint64_t cycles = 1;            // the most passes any worker began
+  bool cycles_exhausted = false;  // a worker reached the replay budget and stopped the run
+  ThreadUsage usage;              // all workers' timed phases
+  uint64_t operationcount = 0;    // the workload's, as its streams were generated
+  int workers = 1;                // --threads
+  int allowed_cpus = 0;           // CPUs the workers were allowed, together
   CostCounters costs;
   uint64_t load_ops = 0;
   double load_seconds = 0;  // the slowest loader
@@ -94,21 +113,16 @@ struct RepResult {
   uint64_t pool_bytes = 0;      // all instances
   std::vector<ThreadResult> threads;
   LatencySet latency;
+  LatencySet intended_latency;   // under a target: from each sample's due time
   std::vector<double> timeline;  // ops/s per timeline interval
 };
 
-// The options of an instance that runs `st` (or, when workers share it, every
-// feed: capacity then covers every stream's pushes and inserts).
-inline DsOptions ds_options(const RunRequest& req, const Stream& st) {
+// `capacity`: what the structure must hold (0: the stream's records_max; see
+// detail::sized_for()).
+inline DsOptions ds_options(const RunRequest& req, const Stream& st, uint64_t capacity = 0) {
   const bool shared =
       req.thread_mode == ThreadMode::kConcurrent || req.thread_mode == ThreadMode::kNative;
-  uint64_t capacity = st.records_max;
-  if (shared) {
-    for (const Feed& f : req.feeds) {
-      if (f.stream != &st) capacity += f.stream->records_max - f.stream->load_keys.size();
-    }
-  }
-  return DsOptions{.capacity = capacity,
+  return DsOptions{.capacity = capacity != 0 ? capacity : st.records_max,
                    .expected = req.spec->recordcount,
                    .value_size = req.spec->fieldlength,
                    .load_factor = req.load_factor,
@@ -177,8 +191,9 @@ struct Instance {
   uint64_t load_ops = 0;
   CostCounters load_costs;
 
-  void build(const RunRequest& req, const Stream& st, int instance) {
-    const DsOptions opts = ds_options(req, st);
+  // `st` holds the load keys; `capacity` as in ds_options().
+  void build(const RunRequest& req, const Stream& st, uint64_t capacity, int instance) {
+    const DsOptions opts = ds_options(req, st, capacity);
     const auto t0 = Clock::now();
     backend.emplace(pool_spec<DS, B>(req, opts, instance));
     const auto t1 = Clock::now();
@@ -201,33 +216,79 @@ struct Instance {
   }
 };
 
-// One worker's scratch buffer (allocated in set-up, never timed) and what it
-// measured in its timed phase.
+// One worker's scratch buffers and replay (built in set-up, never timed) and
+// what it measured in its timed phase.
 struct WorkerOut {
   std::vector<char> buf;
+  std::vector<Op> scratch;  // a replay cycle's chunk (cyclic runs)
+  Replay replay;
+  uint64_t max_cycles = kUnboundedCycles;
   OpTally tally;
   CostCounters costs;
   LatencySet latency;
+  LatencySet intended;  // drive_paced only
+  DriveEnd end;
 
   // A read copies one value; a scan every value it visits.
-  void prepare(const WorkloadSpec& spec, const Stream& st) {
-    buf.assign(size_t{spec.fieldlength} * std::max<uint32_t>(st.max_scan_len, 1), 0);
+  void prepare(const RunRequest& req, const Feed& feed) {
+    buf.assign(size_t{req.spec->fieldlength} * std::max<uint32_t>(feed.stream->max_scan_len, 1), 0);
+    if (req.timing.duration > 0) {
+      scratch.resize(kChunk);
+      replay = Replay(*feed.stream);
+    }
   }
 };
 
+// Not inlined: one call per worker and repetition, and the symbol callgrind's
+// --toggle-collect=*timed_drive* measures the timed phase by
+// (scripts/callgrind-ops.sh). `t`: the structure or the worker's handle of it.
 template <OpSet S, class T, class Lock>
-void timed_drive(T& t, Lock& lock, const RunRequest& req, std::span<const Op> ops,
-                 std::span<const uint64_t> samples, const DriveControl& ctl, WorkerOut& out) {
-  rusage ru0{}, ru1{};
-  getrusage(RUSAGE_THREAD, &ru0);
+[[gnu::noinline]] void timed_drive(T& t, Lock& lock, const RunRequest& req, const Feed& feed,
+                                   const DriveControl& ctl, WorkerOut& out) {
+  const DriveInput in{.ops = feed.stream->ops,
+                      .samples = feed.samples,
+                      .replay = &out.replay,
+                      .scratch = out.scratch.data(),
+                      .max_cycles = out.max_cycles};
   const CostCounters before = tl_costs;
-  drive<S>(t, lock, ops, samples, out.buf.data(), req.spec->fieldlength, ctl, out.tally,
-           out.latency);
+  if (ctl.pace_ns > 0) {
+    out.end = drive_paced<S>(t, lock, in, out.buf.data(), req.spec->fieldlength, ctl, out.tally,
+                             out.latency, out.intended);
+  } else {
+    out.end =
+        drive<S>(t, lock, in, out.buf.data(), req.spec->fieldlength, ctl, out.tally, out.latency);
+  }
   out.costs = tl_costs;
-  getrusage(RUSAGE_THREAD, &ru1);
   out.costs -= before;
-  out.costs.voluntary_switches = static_cast<uint64_t>(ru1.ru_nvcsw - ru0.ru_nvcsw);
-  out.costs.involuntary_switches = static_cast<uint64_t>(ru1.ru_nivcsw - ru0.ru_nivcsw);
+}
+
+// What an instance that `streams` share must hold, and the replay cycles it
+// is sized for (1 without --duration): shared_capacity() (workload/stream.h),
+// or for kv streams replayed a bounded number of cycles the highest id any of
+// them reaches by then. Queue, set and stack streams never insert new ids
+// (Stream::inserts is 0): their replay cycles are unbounded and repeat the
+// same operations (a set's keys stay in [1, keyrange]; a queue or stack
+// grows or shrinks only as the workload's push and pop proportions say).
+// A reopened pool was sized by the run that created it: its replay does not
+// grow it (one cycle, when the streams insert).
+template <class DS>
+std::pair<uint64_t, uint64_t> sized_for(const RunRequest& req,
+                                        std::span<const Stream* const> streams, int instances) {
+  uint64_t cycles = 1;
+  if (req.timing.duration > 0 && req.reopen) {
+    cycles = kUnboundedCycles;
+    for (const Stream* s : streams) cycles = s->inserts > 0 ? 1 : cycles;
+  } else if (req.timing.duration > 0) {
+    DsOptions one = ds_options(req, *streams[0], 1), two = ds_options(req, *streams[0], 2);
+    cycles = replay_cycles(req.timing.duration, streams, DS::pool_bytes(two) - DS::pool_bytes(one),
+                           instances);
+  }
+  if (cycles == 1 || cycles == kUnboundedCycles) {
+    return {shared_capacity(DS::kOpSet, streams), cycles};
+  }
+  uint64_t capacity = 0;  // only kv streams insert, so only they replay a bounded number of cycles
+  for (const Stream* s : streams) capacity = std::max(capacity, ids_after(*s, cycles));
+  return {capacity, cycles};
 }
 
 template <template <class> class DS, class B>
@@ -240,18 +301,47 @@ void add_setup(RepResult& r, const Instance<DS, B>& in) {
   r.pool_bytes += in.backend->pool_bytes();
 }
 
-inline void add_workers(RepResult& r, const CrewRun& crew, const std::vector<WorkerOut>& outs) {
+inline void add_workers(RepResult& r, const RunRequest& req, const CrewRun& crew,
+                        const std::vector<WorkerOut>& outs) {
+  r.operationcount = req.spec->operationcount;
+  r.workers = req.threads;
+  r.allowed_cpus = req.placement.allowed_cpus;
   r.seconds = crew.wall_seconds;
   r.timeline = crew.timeline;
   for (size_t t = 0; t < outs.size(); ++t) {
     r.tally += outs[t].tally;
     r.costs += outs[t].costs;
-    for (int k = 0; k < kOpTypes; ++k) r.latency[k].merge(outs[t].latency[k]);
-    r.threads.push_back({.ops = outs[t].tally.total(),
-                         .seconds = crew.thread_seconds[t],
-                         .cpus = crew.thread_cpus[t],
-                         .start_cpu = crew.start_cpu[t]});
+    r.usage += crew.thread_usage[t];
+    r.cycles = std::max(r.cycles, outs[t].end.cycles);
+    r.cycles_exhausted |= outs[t].end.budget_exhausted;
+    for (int k = 0; k < kOpTypes; ++k) {
+      r.latency[k].merge(outs[t].latency[k]);
+      r.intended_latency[k].merge(outs[t].intended[k]);
+    }
+    const ThreadResult tr{.ops = outs[t].tally.total(),
+                          .seconds = crew.thread_seconds[t],
+                          .cycles = outs[t].end.cycles,
+                          .cpus = crew.thread_cpus[t],
+                          .start_cpu = crew.start_cpu[t],
+                          .usage = crew.thread_usage[t]};
+    if (tr.seconds > 0) r.sum_of_rates += static_cast<double>(tr.ops) / tr.seconds;
+    r.threads.push_back(tr);
   }
+  r.ops_per_sec = r.seconds > 0 ? static_cast<double>(r.tally.total()) / r.seconds : 0.0;
+}
+
+// The crew's timing, with a LiveLatency per worker when status lines are on
+// and latencies are sampled (`live` owns them for the repetition).
+inline CrewTiming crew_timing(const RunRequest& req,
+                              std::vector<std::unique_ptr<LiveLatency>>& live) {
+  CrewTiming timing = req.timing;
+  bool sampled = false;
+  for (const Feed& f : req.feeds) sampled = sampled || !f.samples.empty();
+  if (timing.status_interval > 0 && sampled) {
+    for (int t = 0; t < req.threads; ++t) live.push_back(std::make_unique<LiveLatency>(kOpTypes));
+    timing.live = &live;
+  }
+  return timing;
 }
 
 // A worker's target, bound in its untimed set-up: its handle of the structure
@@ -312,21 +402,6 @@ class LocalWork {
   uint64_t x_;
 };
 
-// Contiguous slice t of n of a feed's operations, and the samples that fall
-// in it, as indices into the slice.
-struct Slice {
-  std::span<const Op> ops;
-  std::vector<uint64_t> samples;
-};
-
-inline Slice slice(const Feed& f, int t, int n) {
-  const auto [lo, hi] = worker_slice(f.stream->ops.size(), t, n);
-  Slice out{std::span<const Op>(f.stream->ops.data() + lo, hi - lo), {}};
-  const auto first = std::lower_bound(f.samples.begin(), f.samples.end(), lo);
-  for (auto it = first; it != f.samples.end() && *it < hi; ++it) out.samples.push_back(*it - lo);
-  return out;
-}
-
 }  // namespace detail
 
 // single and parallel: an instance per worker, no lock.
@@ -336,46 +411,43 @@ RepResult run_instances(const RunRequest& req) {
   const bool parallel = req.thread_mode == ThreadMode::kParallel;
   std::vector<detail::Instance<DS, B>> inst(static_cast<size_t>(n));
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
+  std::vector<std::unique_ptr<LiveLatency>> live;
   std::vector<detail::WorkerTarget<DS<B>>> targets(static_cast<size_t>(n));
   const CrewRun crew = run_crew(
-      n, req.placement, req.timing,
+      n, req.placement, detail::crew_timing(req, live),
       [&](int t) {
-        outs[t].prepare(*req.spec, *req.feeds[t].stream);
-        inst[t].build(req, *req.feeds[t].stream, parallel ? t : -1);
+        const Feed& f = req.feeds[t];
+        outs[t].prepare(req, f);
+        const Stream* const own[] = {f.stream};
+        const auto [capacity, cycles] = detail::sized_for<DS<B>>(req, own, n);
+        outs[t].max_cycles = cycles;
+        inst[t].build(req, *f.stream, capacity, parallel ? t : -1);
         targets[t].bind(*inst[t].ds, 0);
       },
       [&](int t, const DriveControl& ctl) {
-        const Feed& f = req.feeds[t];
         NoLock none;
-        detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), none, req, f.stream->ops, f.samples,
-                                           ctl, outs[t]);
+        detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), none, req, req.feeds[t], ctl, outs[t]);
       });
-  RepResult r;
-  r.op_set = DS<B>::kOpSet;
+  RepResult r{.op_set = DS<B>::kOpSet, .mode = B::kMode};
   for (const auto& in : inst) detail::add_setup(r, in);
-  detail::add_workers(r, crew, outs);
-  for (const ThreadResult& t : r.threads) {
-    r.ops_per_sec += t.seconds > 0 ? static_cast<double>(t.ops) / t.seconds : 0.0;
-  }
+  detail::add_workers(r, req, crew, outs);
   return r;
 }
 
 // concurrent and native: workers share `inst`, every operation under `lock`
-// (native: NoLock). Worker t runs feeds[t] when there is a feed per worker,
-// else slice t of feeds[0].
+// (native: NoLock); worker t runs feeds[t].
 template <template <class> class DS, class B, class Lock>
-RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock& lock) {
+RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, uint64_t cycles,
+                     Lock& lock) {
   const int n = req.threads;
   std::vector<detail::WorkerOut> outs(static_cast<size_t>(n));
-  std::vector<detail::Slice> slices(static_cast<size_t>(n));
+  std::vector<std::unique_ptr<LiveLatency>> live;
   std::vector<detail::WorkerTarget<DS<B>>> targets(static_cast<size_t>(n));
-  const bool per_worker = req.feeds.size() == static_cast<size_t>(n);
   const CrewRun crew = run_crew(
-      n, req.placement, req.timing,
+      n, req.placement, detail::crew_timing(req, live),
       [&](int t) {
-        outs[t].prepare(*req.spec, *req.feeds[per_worker ? t : 0].stream);
-        slices[t] =
-            per_worker ? detail::slice(req.feeds[t], 0, 1) : detail::slice(req.feeds[0], t, n);
+        outs[t].prepare(req, req.feeds[t]);
+        outs[t].max_cycles = cycles;
         targets[t].bind(*inst.ds, t);
       },
       [&](int t, const DriveControl& ctl) {
@@ -383,19 +455,15 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, Lock&
           if (req.spec->localwork > 0) {
             detail::LocalWork w(targets[t].get(), req.spec->localwork,
                                 req.spec->seed + static_cast<uint64_t>(t));
-            detail::timed_drive<OpSet::kStack>(w, lock, req, slices[t].ops, slices[t].samples, ctl,
-                                               outs[t]);
+            detail::timed_drive<OpSet::kStack>(w, lock, req, req.feeds[t], ctl, outs[t]);
             return;
           }
         }
-        detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), lock, req, slices[t].ops,
-                                           slices[t].samples, ctl, outs[t]);
+        detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), lock, req, req.feeds[t], ctl, outs[t]);
       });
-  RepResult r;
-  r.op_set = DS<B>::kOpSet;
+  RepResult r{.op_set = DS<B>::kOpSet, .mode = B::kMode};
   detail::add_setup(r, inst);
-  detail::add_workers(r, crew, outs);
-  r.ops_per_sec = r.seconds > 0 ? static_cast<double>(r.tally.total()) / r.seconds : 0.0;
+  detail::add_workers(r, req, crew, outs);
   return r;
 }
 
@@ -412,12 +480,15 @@ RepResult run_rep(const RunRequest& req) {
   if (req.thread_mode == ThreadMode::kSingle || req.thread_mode == ThreadMode::kParallel) {
     return run_instances<DS, B>(req);
   }
+  std::vector<const Stream*> streams;
+  for (const Feed& f : req.feeds) streams.push_back(f.stream);
+  const auto [capacity, cycles] = detail::sized_for<DS<B>>(req, streams, 1);
   detail::Instance<DS, B> inst;
-  inst.build(req, *req.feeds[0].stream, -1);
+  inst.build(req, *req.feeds[0].stream, capacity, -1);
   if (req.thread_mode == ThreadMode::kNative) {
     if constexpr (DS<B>::kSync == Sync::kInternal) {
       NoLock none;
-      return run_shared(req, inst, none);
+      return run_shared(req, inst, cycles, none);
     } else {
       throw UsageError(
           fmt::format("--thread-mode native: {} needs a lock (external "
@@ -427,7 +498,7 @@ RepResult run_rep(const RunRequest& req) {
   }
   DramLockSlot dram;
   return with_lock(req.lock, *inst.backend, dram,
-                   [&](auto& lock) { return run_shared(req, inst, lock); });
+                   [&](auto& lock) { return run_shared(req, inst, cycles, lock); });
 }
 
 }  // namespace pmemids

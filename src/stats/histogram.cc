@@ -24,10 +24,7 @@ uint64_t LatencyHistogram::percentile(double q) const {
   size_t i = 0;
   for (uint64_t seen = counts_[0]; seen < rank;) seen += counts_[++i];
 
-  const size_t shift = std::max<size_t>(i >> kSubBucketBits, 1) - 1;
-  const uint64_t low = static_cast<uint64_t>(i - (shift << kSubBucketBits)) << shift;
-  const uint64_t mid = low + ((uint64_t{1} << shift) - 1) / 2;
-  return std::clamp(mid, min_, max_);
+  return std::clamp(bucket_midpoint(i), min_, max_);
 }
 
 double LatencyHistogram::mean() const {

@@ -63,9 +63,6 @@ class LatencyHistogram {
   // Equal iff every bucket and every aggregate is equal (verifies merge exactness).
   bool operator==(const LatencyHistogram&) const = default;
 
- private:
-  __extension__ typedef unsigned __int128 uint128;
-
   // shift = max(0, bit_width(v) - (S+1)) low bits are dropped; the S+1 bits left
   // (the top significant ones, or all of v below 2^(S+1)) select the sub-bucket.
   // Bucket i thus covers 2^shift values starting at (i - shift * 2^S) << shift.
@@ -74,6 +71,15 @@ class LatencyHistogram {
     const int shift = std::max(bits, kSubBucketBits + 1) - (kSubBucketBits + 1);
     return (static_cast<size_t>(shift) << kSubBucketBits) + static_cast<size_t>(v >> shift);
   }
+  // The midpoint of bucket i: what a percentile falling in it reads.
+  static uint64_t bucket_midpoint(size_t i) {
+    const size_t shift = std::max<size_t>(i >> kSubBucketBits, 1) - 1;
+    const uint64_t low = static_cast<uint64_t>(i - (shift << kSubBucketBits)) << shift;
+    return low + ((uint64_t{1} << shift) - 1) / 2;
+  }
+
+ private:
+  __extension__ typedef unsigned __int128 uint128;
 
   std::vector<uint64_t> counts_;
   uint64_t count_ = 0;

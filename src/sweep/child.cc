@@ -54,7 +54,8 @@ std::string reason_from_log(const std::string& log) {
   return !last_error.empty() ? last_error : last_line;
 }
 
-Outcome run_child(const std::vector<std::string>& args, const std::string& temp) {
+Outcome run_child(const std::vector<std::string>& command, const std::vector<std::string>& args,
+                  const std::string& temp) {
   // The run appends: start from an empty file.
   const int tfd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (tfd < 0) {
@@ -62,7 +63,8 @@ Outcome run_child(const std::vector<std::string>& args, const std::string& temp)
   }
   close(tfd);
 
-  std::vector<std::string> full = {"pmemids", "run"};
+  std::vector<std::string> full = {"pmemids"};
+  full.insert(full.end(), command.begin(), command.end());
   full.insert(full.end(), args.begin(), args.end());
   full.push_back("--out");
   full.push_back(temp);

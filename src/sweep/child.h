@@ -1,5 +1,5 @@
 // Running one configuration as a child process of this binary:
-//   /proc/self/exe run <args> --out <temp>
+//   /proc/self/exe <command> <args> --out <temp>     (command: run, or micro <bench>)
 // stdout to /dev/null (the sweep's stdout stays clean), stderr captured. The
 // child dies with the sweep (PR_SET_PDEATHSIG), so a killed sweep leaves no run
 // behind. Exit 0 -> kOk; exit 2 -> kSkipped (the run refused this configuration
@@ -22,7 +22,8 @@ void install_interrupt_handlers();
 bool interrupt_requested();
 int interrupt_signal();
 
-Outcome run_child(const std::vector<std::string>& args, const std::string& temp);
+Outcome run_child(const std::vector<std::string>& command, const std::vector<std::string>& args,
+                  const std::string& temp);
 
 // The reason to record from a run's stderr.
 std::string reason_from_log(const std::string& log);

@@ -27,10 +27,11 @@ namespace pmemids::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+// The thread count a configuration runs with, as the ETA groups durations.
+std::string threads_of(const Configuration& c) {
+  const Value* v = c.option("threads");
+  return v != nullptr ? value_text(*v) : "1";
 }
 
 // Holds the output open and locked for the sweep's lifetime.
@@ -128,6 +129,43 @@ bool keeps_pool(const Configuration& c) {
   return v != nullptr && value_text(*v) == "true";
 }
 
+int repetitions_of(const Configuration& c) {
+  const Value* v = c.option("repeat");
+  return v != nullptr ? static_cast<int>(std::stoll(value_text(*v))) : 1;
+}
+
+// One child run: a whole configuration (repetition -1) or one of its repetitions.
+struct Unit {
+  const Configuration* c;
+  int repetition;
+  int repetitions;
+};
+
+std::vector<Unit> units_of(const std::vector<Configuration>& configs, bool interleave) {
+  std::vector<Unit> units;
+  int rounds = 1;
+  for (const auto& c : configs) rounds = std::max(rounds, interleave ? repetitions_of(c) : 1);
+  for (int k = 0; k < rounds; ++k) {
+    for (const auto& c : configs) {
+      const int reps = repetitions_of(c);
+      if (!interleave || reps == 1) {
+        if (k == 0) units.push_back({&c, -1, reps});
+      } else if (k < reps) {
+        units.push_back({&c, k, reps});
+      }
+    }
+  }
+  return units;
+}
+
+// `args` with --repeat's value replaced by 1.
+std::vector<std::string> one_repetition(std::vector<std::string> args) {
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--repeat") args[i + 1] = "1";
+  }
+  return args;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -144,6 +182,35 @@ std::string private_pool_dir(const Configuration& c, const std::string& sweep_po
 std::string temp_path(const std::string& out, const std::string& id) {
   const fs::path p(out);
   return (p.parent_path() / fmt::format(".{}.{}.tmp", p.filename().string(), id)).string();
+}
+
+double DriverOptions::steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string format_rate(double ops_per_sec) {
+  if (ops_per_sec >= 1e6) return fmt::format("{:.2f} Mops/s", ops_per_sec / 1e6);
+  if (ops_per_sec >= 1e3) return fmt::format("{:.1f} Kops/s", ops_per_sec / 1e3);
+  return fmt::format("{:.0f} ops/s", ops_per_sec);
+}
+
+void Eta::add(const std::string& threads, double seconds) {
+  auto& [sum, n] = by_threads_[threads];
+  sum += seconds;
+  ++n;
+  sum_ += seconds;
+  ++count_;
+}
+
+double Eta::left(const std::vector<std::string>& threads) const {
+  if (count_ == 0) return 0;
+  double total = 0;
+  for (const auto& t : threads) {
+    const auto it = by_threads_.find(t);
+    total += it != by_threads_.end() ? it->second.first / static_cast<double>(it->second.second)
+                                     : sum_ / static_cast<double>(count_);
+  }
+  return total;
 }
 
 std::string format_duration(double seconds) {
@@ -172,22 +239,47 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     fmt::print(log, "pmemids: warning: {} line(s) of {} are not whole sweep records; ignored\n",
                scan.ignored, options.out);
   }
-  std::vector<const Configuration*> todo;
+  OutputScan recorded = scan;         // updated as this invocation records
+  std::set<std::string> skipped_now;  // skipped by this invocation: its other repetitions too
+  const std::vector<Unit> units = units_of(configs, options.interleave);
+  const auto unit_recorded = [&](const Unit& u) {
+    if (skipped_now.count(u.c->id) != 0) return true;
+    return u.repetition < 0
+               ? already_recorded(recorded, u.c->id, options.retry_skipped, u.repetitions)
+               : repetition_recorded(recorded, u.c->id, u.repetition, options.retry_skipped);
+  };
+  std::vector<bool> ran_unit(units.size(), false);
+  const auto count_done = [&] {
+    size_t n = 0;
+    for (size_t i = 0; i < units.size(); ++i) n += ran_unit[i] || unit_recorded(units[i]) ? 1 : 0;
+    return n;
+  };
+  size_t configs_left = 0;
   for (const auto& c : configs) {
-    if (!already_recorded(scan, c.id, options.retry_skipped)) todo.push_back(&c);
+    configs_left += already_recorded(scan, c.id, options.retry_skipped, repetitions_of(c)) ? 0 : 1;
   }
-  const size_t total = configs.size();
-  size_t done = total - todo.size();
-  fmt::print(log, "pmemids: sweep {} (scale {}): {} configurations, {} already in {}, {} to run\n",
-             spec.file, spec.scale, total, done, options.out, todo.size());
+  const size_t total = units.size();
+  size_t done = count_done();
+  const size_t todo = total - done;
+  fmt::print(log, "pmemids: sweep {} (scale {}): {} configurations, {} already in {}, {} to run",
+             spec.file, spec.scale, configs.size(), configs.size() - configs_left, options.out,
+             configs_left);
+  fmt::print(log, "{}\n", total == configs.size() ? "" : fmt::format(" ({} runs)", todo));
   std::fflush(log);
 
-  const auto t_start = Clock::now();
-  double run_seconds = 0;
+  const double t_start = options.now();
+  Eta eta;
   size_t ran = 0, ok = 0, skipped = 0, failed = 0;
   std::set<std::string> warned;
-  for (const Configuration* c : todo) {
-    if (options.interrupted()) break;
+  bool stopped = false;
+  for (size_t i = 0; i < units.size(); ++i) {
+    const Unit& u = units[i];
+    const Configuration* c = u.c;
+    if (unit_recorded(u)) continue;
+    if (options.interrupted()) {
+      stopped = true;
+      break;
+    }
     const std::string temp = temp_path(options.out, c->id);
     const std::string pools = private_pool_dir(*c, options.pool_dir);
     std::error_code ec;
@@ -196,12 +288,15 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
       throw RuntimeError(fmt::format("cannot create pool directory '{}': {}", pools,
                                      ec ? ec.message() : "it exists"));
     }
-    const auto t0 = Clock::now();
-    Outcome o = runner(*c, run_args(*c, spec, pools), temp);
-    const double secs = since(t0);
+    const double t0 = options.now();
+    std::vector<std::string> args = run_args(*c, spec, pools);
+    if (u.repetition >= 0) args = one_repetition(std::move(args));
+    Outcome o = runner(*c, args, temp);
+    const double secs = options.now() - t0;
     if (!keeps_pool(*c) || o.status != Status::kOk) fs::remove_all(pools, ec);
     if (o.status == Status::kInterrupted) {
       fs::remove(temp, ec);
+      stopped = true;
       break;
     }
     // Warnings once per sweep, naming the base pool directory rather than each private one.
@@ -213,21 +308,41 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
         line.replace(at, pools.size(), base);
       if (warned.insert(line).second) fmt::print(log, "{}\n", line);
     }
-    const SweepInfo info{spec.file, spec.scale, c->id, c->index, total};
+    SweepInfo info{spec.file,      spec.scale,   c->id,        c->index,
+                   configs.size(), u.repetition, u.repetitions};
     std::string data;
+    std::string rate;  // " 245.1 Kops/s": this run's throughput, when it ran
     if (o.status == Status::kOk) {
       try {
-        data = stamp_run_output(read_file(temp), info);
+        const std::string output = read_file(temp);
+        std::vector<nlohmann::json> records = parse_run_output(output);
+        if (const auto r = run_ops_per_sec(output)) rate = " " + format_rate(*r);
+        if (u.repetition >= 0) {
+          auto& reps = recorded.ok_repetitions[c->id];
+          for (const auto& r : records) {
+            if (!r.contains("warmup") && !r.contains("aggregate")) {
+              reps[u.repetition] = r;
+              reps[u.repetition]["config"]["repetition"] = u.repetition;
+              reps[u.repetition]["config"]["repeat"] = u.repetitions;
+            }
+          }
+          if (static_cast<int>(reps.size()) == u.repetitions) records.push_back(aggregate_of(reps));
+        }
+        data = stamp_records(std::move(records), info);
       } catch (const std::exception& e) {
         o.status = Status::kFailed;
         o.reason = e.what();
+        rate.clear();
+        if (u.repetition >= 0) recorded.ok_repetitions[c->id].erase(u.repetition);
       }
     }
     fs::remove(temp, ec);
     std::string status = "ok";
     if (o.status == Status::kSkipped) {
+      info.repetition = -1;  // the configuration, whichever repetition found out
       data = outcome_record("skipped", o.reason, config_json(*c, spec), info);
       status = fmt::format("skipped ({})", o.reason);
+      skipped_now.insert(c->id);
       ++skipped;
     } else if (o.status == Status::kFailed) {
       nlohmann::json extra = nlohmann::json::object();
@@ -240,26 +355,42 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
       status = fmt::format("FAILED ({})", o.reason);
       ++failed;
     } else {
+      if (u.repetition < 0) recorded.ok.insert(c->id);
       ++ok;
     }
     out.append(data);
-    ++done;
     ++ran;
-    run_seconds += secs;
-    const size_t left = todo.size() - ran;
-    const std::string eta =
-        format_duration(run_seconds / static_cast<double>(ran) * static_cast<double>(left));
-    fmt::print(log, "[{}/{}] {} {} {} elapsed {} ETA {}\n", done, total, short_text(*c), status,
-               format_duration(secs), format_duration(since(t_start)), eta);
+    ran_unit[i] = true;
+    done = count_done();
+    eta.add(threads_of(*c), secs);
+    std::vector<std::string> left;
+    for (size_t k = i + 1; k < units.size(); ++k) {
+      if (!unit_recorded(units[k])) left.push_back(threads_of(*units[k].c));
+    }
+    const std::string rep = u.repetition >= 0
+                                ? fmt::format(" rep {}/{}", u.repetition + 1, u.repetitions)
+                                : std::string();
+    fmt::print(log, "[{}/{}] {}{} {} {}{} elapsed {} ETA {}\n", done, total, short_text(*c), rep,
+               status, format_duration(secs), rate, format_duration(options.now() - t_start),
+               format_duration(eta.left(left)));
     std::fflush(log);
   }
-  if (done < total) {
-    fmt::print(log, "pmemids: sweep stopped with {} of {} configurations recorded\n", done, total);
+  size_t configs_done = 0;
+  for (const auto& c : configs) {
+    configs_done +=
+        skipped_now.count(c.id) != 0 ||
+                already_recorded(recorded, c.id, options.retry_skipped, repetitions_of(c))
+            ? 1
+            : 0;
+  }
+  if (stopped) {
+    fmt::print(log, "pmemids: sweep stopped with {} of {} configurations recorded\n", configs_done,
+               configs.size());
     return 130;
   }
   fmt::print(log,
              "pmemids: sweep done in {}: {} ok, {} skipped, {} failed in this run; records in {}\n",
-             format_duration(since(t_start)), ok, skipped, failed, options.out);
+             format_duration(options.now() - t_start), ok, skipped, failed, options.out);
   return failed > 0 ? 1 : 0;
 }
 

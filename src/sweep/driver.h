@@ -15,19 +15,34 @@
 // and removes it afterwards unless the configuration sets keep-pool. Every base
 // must be an existing directory.
 //
+// Interleaving (the default): a configuration with repeat = R > 1 is run as R
+// separate runs of one repetition each (`--repeat 1`, warm-ups in each), in
+// rounds: repetition 0 of every configuration, then repetition 1, ... so slow
+// drifts of the machine (load, temperature, other tenants) spread over all
+// configurations instead of landing on a few. Each repetition is recorded
+// (and resumed) on its own; the one that completes a configuration also
+// appends its aggregate record (records.h). A configuration run refuses here
+// is skipped once, for all its repetitions. interleave = false runs each
+// configuration's repetitions in one run, configuration after configuration.
+//
 // Outcomes:
 //   kOk          the run's records, stamped, appended in one write
 //   kSkipped     a skipped record (the run exited 2: cannot run here)
 //   kFailed      a failed record; the sweep goes on and returns 1 at the end
 //   kInterrupted nothing recorded; the sweep stops and returns 130
-// Progress goes to `progress` (stderr), one line per configuration:
-//   [k/N] <swept keys> <status> <seconds> elapsed 1m02s ETA 3m10s
-// with ETA = mean time of the configurations run by this invocation times the
-// number left.
+// Progress goes to `progress` (stderr), one line per run:
+//   [k/N] <swept keys> [rep r/R] <status> <seconds> [<ops/s>] elapsed 1m02s ETA 3m10s
+// N counting runs (a configuration's repetitions, when interleaved); <ops/s> is
+// the run's throughput (its aggregate record's mean, else the mean of its
+// measured repetitions; only when it ran), and the ETA sums, over the runs
+// left, the mean measured duration of the runs of this invocation with the
+// same thread count (the mean of all run so far for a thread count not run
+// yet).
 #pragma once
 
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,8 +69,12 @@ struct DriverOptions {
   std::string out;
   std::string pool_dir;        // base pool directory of configurations that set none
   bool retry_skipped = false;  // run configurations recorded as skipped again
+  bool interleave = true;      // repetitions in rounds across configurations (above)
   std::FILE* progress = stderr;
   std::function<bool()> interrupted = [] { return false; };  // checked between runs
+  std::function<double()> now = steady_seconds;  // clock of durations, elapsed time and ETA
+
+  static double steady_seconds();
 };
 
 // 0 when every configuration is recorded ok or skipped, 1 when one failed, 130
@@ -77,5 +96,22 @@ std::string temp_path(const std::string& out, const std::string& id);
 
 // "0.4s", "45s", "1m02s", "1h02m03s".
 std::string format_duration(double seconds);
+
+// "850 ops/s", "12.3 Kops/s", "4.56 Mops/s".
+std::string format_rate(double ops_per_sec);
+
+// Estimates the time still needed from the durations measured so far.
+class Eta {
+ public:
+  // A configuration with `threads` workers took `seconds`.
+  void add(const std::string& threads, double seconds);
+  // Seconds for configurations with these thread counts (0 before any add()).
+  double left(const std::vector<std::string>& threads) const;
+
+ private:
+  std::map<std::string, std::pair<double, size_t>> by_threads_;  // sum, count
+  double sum_ = 0;
+  size_t count_ = 0;
+};
 
 }  // namespace pmemids::sweep

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <unordered_map>
@@ -18,8 +20,13 @@ constexpr const char* kRangeAccepted =
     "\"a:b\" (a, a+1, ..., b), \"a:s:b\" (a, a+s, ..., step s > 0), \"a:*f:b\" (a, a*f, ..., "
     "factor f > 1, a > 0); integers with a <= b";
 
-[[noreturn]] void bad_range(const std::string& text, const std::string& what) {
-  throw UsageError(fmt::format("'{}': {}; accepted: {}", text, what, kRangeAccepted));
+constexpr const char* kDecimalRangeAccepted =
+    "\"a:b\" (a, a+1, ..., b), \"a:s:b\" (a, a+s, ..., step s > 0), \"a:*f:b\" (a, a*f, ..., "
+    "factor f > 1, a > 0); numbers with a <= b";
+
+[[noreturn]] void bad_range(const std::string& text, const std::string& what,
+                            const char* accepted = kRangeAccepted) {
+  throw UsageError(fmt::format("'{}': {}; accepted: {}", text, what, accepted));
 }
 
 int64_t range_int(const std::string& text, std::string_view part, const char* name) {
@@ -91,6 +98,15 @@ std::string display(const std::string& key, const Value& v) {
   return value_text(v);
 }
 
+// What the id hashes: the arguments, after the command words when the command
+// is not `run` (so run configurations keep their ids).
+std::vector<std::string> command_args(const SweepSpec& spec, const std::vector<std::string>& args) {
+  if (spec.command == std::vector<std::string>{"run"}) return args;
+  std::vector<std::string> out = spec.command;
+  out.insert(out.end(), args.begin(), args.end());
+  return out;
+}
+
 }  // namespace
 
 bool is_range(const std::string& text) { return text.find(':') != std::string::npos; }
@@ -128,6 +144,49 @@ std::vector<int64_t> parse_range(const std::string& text) {
         multiply ? __builtin_mul_overflow(v, step, &next) : __builtin_add_overflow(v, step, &next);
     if (overflow || next > b) break;
     v = next;
+  }
+  return out;
+}
+
+std::vector<double> parse_decimal_range(const std::string& text) {
+  const auto bad = [&text](const std::string& what) {
+    bad_range(text, what, kDecimalRangeAccepted);
+  };
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t colon = text.find(':', start);
+    parts.push_back(text.substr(start, colon == std::string::npos ? colon : colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() != 2 && parts.size() != 3) bad("expected 2 or 3 parts");
+  const auto number = [&bad](std::string part, const char* name) {
+    char* end = nullptr;
+    const double v = part.empty() ? 0 : std::strtod(part.c_str(), &end);
+    if (part.empty() || end != part.c_str() + part.size() || !std::isfinite(v)) {
+      bad(fmt::format("{} '{}' is not a number", name, part));
+    }
+    return v;
+  };
+  const double a = number(parts.front(), "start");
+  const double b = number(parts.back(), "end");
+  if (a > b) bad(fmt::format("start {} is greater than end {}", a, b));
+  const bool multiply = parts.size() == 3 && parts[1].starts_with('*');
+  const double step = parts.size() == 3 ? number(multiply ? parts[1].substr(1) : parts[1],
+                                                 multiply ? "factor" : "step")
+                                        : 1.0;
+  if (multiply && step <= 1) bad(fmt::format("factor {} is not greater than 1", step));
+  if (multiply && a <= 0) bad(fmt::format("start {} is not positive", a));
+  if (!multiply && step <= 0) bad(fmt::format("step {} is not positive", step));
+  const auto round12 = [](double v) { return std::stod(fmt::format("{:.12g}", v)); };
+  const double slack = 1e-9 * std::max(1.0, std::fabs(b));
+  std::vector<double> out;
+  for (uint64_t i = 0;; ++i) {
+    const double v = round12(multiply ? a * std::pow(step, static_cast<double>(i))
+                                      : a + static_cast<double>(i) * step);
+    if (v > b + slack) break;
+    out.push_back(std::min(v, b));
+    if (out.size() > kMaxConfigurations) bad("too many values");
   }
   return out;
 }
@@ -206,7 +265,7 @@ void expand_each(const SweepSpec& spec, const std::function<void(Configuration&&
     }
     c.swept = swept;
     c.args = canonical_args(c.options, c.properties);
-    c.id = config_id(c.args);
+    c.id = config_id(command_args(spec, c.args));
     if (auto [it, fresh] = ids.emplace(c.id, c.index); !fresh) {
       throw UsageError(
           fmt::format("{}: configurations {} and {} are the same ({}); accepted: "

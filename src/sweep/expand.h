@@ -6,7 +6,8 @@
 // then its properties; the first key varies slowest, the last fastest.
 //
 // config_id: 16 lower-case hex digits, the 64-bit FNV-1a hash of the canonical
-// arguments joined by NUL bytes. Canonical arguments: options sorted by key,
+// arguments joined by NUL bytes (preceded by the command words when the sweep's
+// command is not `run`). Canonical arguments: options sorted by key,
 // each `--key value` (a flag: `--key` when true, nothing when false; a list of
 // workload files: `--workload f` per file, in the given order), then
 // `-p key=value` sorted by key; values in value_text() form, paths as written
@@ -29,6 +30,12 @@ namespace pmemids::sweep {
 // integers, a <= b, b included when reached. UsageError "'<text>': <what>;
 // accepted: ..." (the caller adds file and key).
 std::vector<int64_t> parse_range(const std::string& text);
+
+// The same forms over decimal numbers ("0:0.1:1" is 0, 0.1, ..., 1): each value
+// is a + i*s (or a*f^i), rounded to 12 significant digits so that decimal steps
+// land on their decimal values, b included when within 1e-9 of it. Used for
+// option lists (pmemids micro --hit-ratio), not for sweep matrices.
+std::vector<double> parse_decimal_range(const std::string& text);
 
 // A string in [matrix] or [properties] is a range when it contains ':'.
 bool is_range(const std::string& text);
@@ -63,7 +70,7 @@ void expand_each(const SweepSpec& spec, const std::function<void(Configuration&&
 
 std::string config_id(const std::vector<std::string>& canonical_args);
 
-// The arguments of `pmemids run` for `c` (without --out): the canonical ones
+// The arguments of the sweep's command (`pmemids run`) for `c` (without --out): the canonical ones
 // with workload files replaced by the paths found for them and, when pool_dir
 // is not empty, `--pool-dir pool_dir` instead of any pool-dir `c` sets.
 std::vector<std::string> run_args(const Configuration& c, const SweepSpec& spec,

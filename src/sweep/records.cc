@@ -18,36 +18,100 @@ namespace pmemids::sweep {
 namespace {
 
 nlohmann::json sweep_json(const SweepInfo& info, size_t record, size_t records) {
-  return {{"file", info.file},   {"scale", info.scale}, {"config_id", info.config_id},
-          {"index", info.index}, {"total", info.total}, {"record", record},
-          {"records", records}};
+  nlohmann::json s = {{"file", info.file},   {"scale", info.scale}, {"config_id", info.config_id},
+                      {"index", info.index}, {"total", info.total}, {"record", record},
+                      {"records", records}};
+  if (info.repetition >= 0) {
+    s["repetition"] = info.repetition;
+    s["repetitions"] = info.repetitions;
+  }
+  return s;
+}
+
+// Every non-blank line of a run's output as a JSON object; a line that is not
+// one is passed to bad(line).
+template <class Bad>
+std::vector<nlohmann::json> json_lines(const std::string& text, Bad&& bad) {
+  std::vector<nlohmann::json> records;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(start, nl - start);
+    start = nl + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json rec = nlohmann::json::parse(line, nullptr, false);
+    if (rec.is_object()) {
+      records.push_back(std::move(rec));
+    } else {
+      bad(line);
+    }
+  }
+  return records;
 }
 
 }  // namespace
 
-std::string stamp_run_output(const std::string& run_output, const SweepInfo& info) {
-  std::vector<nlohmann::json> records;
-  size_t start = 0;
-  while (start < run_output.size()) {
-    size_t nl = run_output.find('\n', start);
-    if (nl == std::string::npos) nl = run_output.size();
-    const std::string line = run_output.substr(start, nl - start);
-    start = nl + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json rec = nlohmann::json::parse(line, nullptr, false);
-    if (!rec.is_object()) {
-      throw std::runtime_error(
-          fmt::format("the run wrote a line that is not a JSON object: {:.80}", line));
+std::optional<double> run_ops_per_sec(const std::string& run_output) {
+  double sum = 0;
+  size_t n = 0;
+  for (const auto& r : json_lines(run_output, [](const std::string&) {})) {
+    const auto m = r.find("metrics");
+    if (m == r.end() || !m->is_object()) continue;
+    if (r.value("aggregate", false)) {
+      if (const auto mean = m->find("ops_per_sec_mean"); mean != m->end() && mean->is_number()) {
+        return mean->get<double>();
+      }
+    } else if (!r.value("warmup", false)) {
+      if (const auto v = m->find("ops_per_sec"); v != m->end() && v->is_number()) {
+        sum += v->get<double>();
+        ++n;
+      }
     }
-    records.push_back(std::move(rec));
   }
+  if (n == 0) return std::nullopt;
+  return sum / static_cast<double>(n);
+}
+
+std::vector<nlohmann::json> parse_run_output(const std::string& run_output) {
+  std::vector<nlohmann::json> records = json_lines(run_output, [](const std::string& line) {
+    throw std::runtime_error(
+        fmt::format("the run wrote a line that is not a JSON object: {:.80}", line));
+  });
   if (records.empty()) throw std::runtime_error("the run exited 0 but wrote no record");
+  return records;
+}
+
+std::string stamp_records(std::vector<nlohmann::json> records, const SweepInfo& info) {
   std::string out;
   for (size_t j = 0; j < records.size(); ++j) {
+    auto& config = records[j]["config"];
+    if (info.repetition >= 0 && config.is_object()) {
+      config["repeat"] = info.repetitions;
+      if (!records[j].contains("warmup") && !records[j].contains("aggregate")) {
+        config["repetition"] = info.repetition;
+      }
+    }
     records[j]["sweep"] = sweep_json(info, j, records.size());
     out += records[j].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   return out;
+}
+
+std::string stamp_run_output(const std::string& run_output, const SweepInfo& info) {
+  return stamp_records(parse_run_output(run_output), info);
+}
+
+nlohmann::json aggregate_of(const std::map<int, nlohmann::json>& repetitions) {
+  std::vector<double> ops_per_sec;
+  for (const auto& [k, rec] : repetitions) {
+    const auto& v = rec["metrics"]["ops_per_sec"];
+    ops_per_sec.push_back(v.is_number() ? v.get<double>() : 0.0);
+  }
+  const nlohmann::json& last = repetitions.rbegin()->second;
+  nlohmann::json config = last["config"];
+  config["repeat"] = static_cast<int>(repetitions.size());
+  return make_aggregate(last["context"], config, ops_per_sec);
 }
 
 nlohmann::json config_json(const Configuration& c, const SweepSpec& spec) {
@@ -69,6 +133,10 @@ nlohmann::json config_json(const Configuration& c, const SweepSpec& spec) {
     config["workload_files"] = files;
   }
   for (const auto& [k, v] : c.properties) config[k] = value_json(v);
+  if (spec.command.size() == 2 && spec.command[0] == "micro") {
+    config["kind"] = "micro";
+    config["bench"] = spec.command[1];
+  }
   return config;
 }
 

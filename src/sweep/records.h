@@ -9,11 +9,19 @@
 //           configuration wrote. All m lines go to the output in one write(),
 //           so a configuration is recorded whole or not at all; record/records
 //           let a reader (resume) tell a whole group from a torn one.
+//           An interleaved sweep runs each repetition k of R on its own and
+//           adds "repetition": k, "repetitions": R; its run records get
+//           config.repetition = k and config.repeat = R, and the group of the
+//           repetition that completes a configuration ends with the
+//           configuration's aggregate record (make_aggregate over all R).
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "sweep/expand.h"
 #include "sweep/sweep_file.h"
@@ -26,18 +34,37 @@ struct SweepInfo {
   std::string config_id;
   size_t index = 0;
   size_t total = 0;
+  int repetition = -1;  // interleaved: this group's repetition; -1: all of them
+  int repetitions = 1;
 };
 
-// The run's output (JSON objects, one per line) with "sweep" added to each;
-// every line ends in '\n'. Throws std::runtime_error when the output holds no
-// record or a line that is not a JSON object.
+// The run's output: JSON objects, one per line. Throws std::runtime_error when
+// it holds no record or a line that is not a JSON object.
+std::vector<nlohmann::json> parse_run_output(const std::string& run_output);
+
+// `records` as lines (each ending in '\n') with "sweep" added to each (and,
+// for a repetition of an interleaved sweep, its number in the run records'
+// config, as above).
+std::string stamp_records(std::vector<nlohmann::json> records, const SweepInfo& info);
+
+// Both of the above.
 std::string stamp_run_output(const std::string& run_output, const SweepInfo& info);
+
+// The aggregate record of a configuration from its repetitions' measured
+// records (context and config of the last).
+nlohmann::json aggregate_of(const std::map<int, nlohmann::json>& repetitions);
 
 // The configuration as a record's "config": its keys in the underscore spelling
 // run records use (thread_mode), values as in the sweep file, properties by
 // name; "workload" is the last file's name and "workload_files" the files, as
-// in run records.
+// in run records; a micro sweep's configurations also carry "kind": "micro" and
+// "bench", as micro records do.
 nlohmann::json config_json(const Configuration& c, const SweepSpec& spec);
+
+// The throughput a run's output reports: its aggregate record's
+// metrics.ops_per_sec_mean, else the mean metrics.ops_per_sec of its records
+// that are not warm-ups; nullopt when none has it.
+std::optional<double> run_ops_per_sec(const std::string& run_output);
 
 // One line (ending in '\n') for a configuration that did not run to the end:
 // kind is "skipped" or "failed"; `extra` is merged in (exit_code, signal).

@@ -9,7 +9,9 @@ struct Group {
   bool open = false;
   uint64_t start = 0;  // offset of its first line
   std::string id;
-  std::string kind;  // ok, skipped, failed
+  int repetition = -1;      // -1: every repetition
+  nlohmann::json measured;  // an interleaved group's measured record
+  std::string kind;         // ok, skipped, failed
   size_t expected = 0;
   size_t total = 0;
   size_t lines = 0;
@@ -51,16 +53,20 @@ OutputScan scan_output(std::string_view content) {
     const std::string id = (*s)["config_id"];
     const size_t j = (*s)["record"];
     const size_t m = (*s)["records"];
+    const auto rep_field = s->find("repetition");
+    const int rep =
+        rep_field != s->end() && rep_field->is_number_integer() ? rep_field->get<int>() : -1;
     if (j == 0) {
       drop_open_group(pos);
       g.open = true;
       g.start = pos;
       g.id = id;
+      g.repetition = rep;
       g.kind = rec.value("skipped", false)  ? "skipped"
                : rec.value("failed", false) ? "failed"
                                             : "ok";
       g.total = m;
-    } else if (!g.open || g.id != id || g.expected != j || g.total != m) {
+    } else if (!g.open || g.id != id || g.repetition != rep || g.expected != j || g.total != m) {
       drop_open_group(pos);
       ++scan.ignored;
       scan.keep_bytes = end;
@@ -68,8 +74,13 @@ OutputScan scan_output(std::string_view content) {
     }
     ++g.lines;
     g.expected = j + 1;
+    if (!rec.contains("warmup") && !rec.contains("aggregate")) g.measured = rec;
     if (g.lines == g.total) {
-      (g.kind == "ok" ? scan.ok : g.kind == "skipped" ? scan.skipped : scan.failed).insert(g.id);
+      if (g.kind == "ok" && g.repetition >= 0) {
+        scan.ok_repetitions[g.id][g.repetition] = std::move(g.measured);
+      } else {
+        (g.kind == "ok" ? scan.ok : g.kind == "skipped" ? scan.skipped : scan.failed).insert(g.id);
+      }
       g = Group{};
       scan.keep_bytes = end;
     }
@@ -79,8 +90,18 @@ OutputScan scan_output(std::string_view content) {
   return scan;
 }
 
-bool already_recorded(const OutputScan& scan, const std::string& id, bool retry_skipped) {
-  return scan.ok.count(id) != 0 || (!retry_skipped && scan.skipped.count(id) != 0);
+bool already_recorded(const OutputScan& scan, const std::string& id, bool retry_skipped,
+                      int repetitions) {
+  if (scan.ok.count(id) != 0 || (!retry_skipped && scan.skipped.count(id) != 0)) return true;
+  const auto it = scan.ok_repetitions.find(id);
+  return it != scan.ok_repetitions.end() && static_cast<int>(it->second.size()) >= repetitions;
+}
+
+bool repetition_recorded(const OutputScan& scan, const std::string& id, int repetition,
+                         bool retry_skipped) {
+  if (scan.ok.count(id) != 0 || (!retry_skipped && scan.skipped.count(id) != 0)) return true;
+  const auto it = scan.ok_repetitions.find(id);
+  return it != scan.ok_repetitions.end() && it->second.count(repetition) != 0;
 }
 
 }  // namespace pmemids::sweep

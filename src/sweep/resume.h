@@ -9,9 +9,15 @@
 // glued to a partial line. A complete line that does not parse, or an
 // incomplete group, in the middle of the file is left alone and not counted.
 // Lines without "sweep" (records of a plain `pmemids run`) are kept and ignored.
+//
+// An interleaved sweep (driver.h) writes one group per repetition of a
+// configuration, its "sweep" object naming the "repetition" (from 0) of
+// "repetitions"; a group without "repetition" holds every repetition.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <string_view>
@@ -19,7 +25,10 @@
 namespace pmemids::sweep {
 
 struct OutputScan {
-  std::set<std::string> ok;       // config ids with a whole group of run records
+  std::set<std::string> ok;  // config ids with a whole group of run records (every repetition)
+  // Interleaved groups: config id -> repetition -> its measured record (not a
+  // warm-up or an aggregate).
+  std::map<std::string, std::map<int, nlohmann::json>> ok_repetitions;
   std::set<std::string> skipped;  // ... with a skipped record
   std::set<std::string> failed;   // ... with a failed record
   uint64_t size = 0;              // bytes read
@@ -30,8 +39,14 @@ struct OutputScan {
 
 OutputScan scan_output(std::string_view content);
 
-// Whether `id` needs no new run: recorded as ok, or as skipped unless
-// retry_skipped. A failed configuration is run again.
-bool already_recorded(const OutputScan& scan, const std::string& id, bool retry_skipped);
+// Whether `id` needs no new run: recorded as ok (all `repetitions`, in one
+// group or one group each), or as skipped unless retry_skipped. A failed
+// configuration is run again.
+bool already_recorded(const OutputScan& scan, const std::string& id, bool retry_skipped,
+                      int repetitions = 1);
+// Whether repetition `repetition` of `id` needs no new run: recorded in a
+// group of its own or with every repetition, or the configuration skipped.
+bool repetition_recorded(const OutputScan& scan, const std::string& id, int repetition,
+                         bool retry_skipped);
 
 }  // namespace pmemids::sweep

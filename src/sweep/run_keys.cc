@@ -9,9 +9,10 @@
 namespace pmemids::sweep {
 namespace {
 
-void make_app(CLI::App& app, RunOptions& o) {
-  app.set_help_flag();
-  add_run_options(&app, o);
+std::shared_ptr<void> add_run(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  add_run_options(&app, *o);
+  return o;
 }
 
 }  // namespace
@@ -33,10 +34,13 @@ std::string canonical_key(std::string_view key) {
   return k;
 }
 
-RunKeys::RunKeys() {
+RunKeys::RunKeys() : RunKeys({"run"}, add_run) {}
+
+RunKeys::RunKeys(std::vector<std::string> command, OptionsRegistrar registrar)
+    : command_(std::move(command)), registrar_(std::move(registrar)) {
   CLI::App app;
-  RunOptions o;
-  make_app(app, o);
+  app.set_help_flag();
+  const std::shared_ptr<void> holder = registrar_(app);
   for (const CLI::Option* opt : app.get_options()) {
     const auto& lnames = opt->get_lnames();
     if (lnames.empty() || refused_key(lnames.front()) != nullptr) continue;
@@ -68,10 +72,16 @@ std::string RunKeys::names() const {
   return out;
 }
 
-void RunKeys::parse(const std::vector<std::string>& args, bool require_all) {
+std::string RunKeys::command_text() const {
+  std::string out;
+  for (const auto& w : command_) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+void RunKeys::parse(const std::vector<std::string>& args, bool require_all) const {
   CLI::App app;
-  RunOptions o;
-  make_app(app, o);
+  app.set_help_flag();
+  const std::shared_ptr<void> holder = registrar_(app);
   if (!require_all) {
     for (CLI::Option* opt : app.get_options()) opt->required(false);
   }

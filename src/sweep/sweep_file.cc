@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "errors.h"
 #include "sweep/expand.h"
@@ -76,16 +77,28 @@ std::vector<std::pair<std::string, const toml::node*>> in_file_order(const toml:
   return out;
 }
 
-// Adds a value to an entry, refusing a repeated one (it would repeat a configuration).
-void add_value(const Ctx& ctx, const std::string& where, Entry& e, Value v,
-               const std::string& accepted) {
-  const std::string text = value_text(v);
-  for (const auto& old : e.values) {
-    if (value_text(old) == text)
-      ctx.fail(where, fmt::format("'{}' is listed twice", text), accepted);
+// Adds values to one entry, refusing a repeated one (it would repeat a
+// configuration); the texts seen are kept in a set, so a long list or range is
+// checked in O(n log n), not O(n^2).
+class ValueAdder {
+ public:
+  ValueAdder(const Ctx& ctx, const std::string& where, Entry& e, const std::string& accepted)
+      : ctx_(ctx), where_(where), e_(e), accepted_(accepted) {}
+  void operator()(Value v) {
+    std::string text = value_text(v);
+    if (!seen_.insert(text).second) {
+      ctx_.fail(where_, fmt::format("'{}' is listed twice", text), accepted_);
+    }
+    e_.values.push_back(std::move(v));
   }
-  e.values.push_back(std::move(v));
-}
+
+ private:
+  const Ctx& ctx_;
+  const std::string& where_;
+  Entry& e_;
+  const std::string& accepted_;
+  std::set<std::string> seen_;
+};
 
 std::vector<std::string> file_list(const Ctx& ctx, const std::string& where, const toml::array& a,
                                    const std::string& accepted) {
@@ -149,19 +162,20 @@ void read_matrix(const Ctx& ctx, const std::string& prefix, const toml::table& t
     const OptionKey* k = keys.find(name);
     if (k == nullptr) ctx.fail(where, "unknown option", keys.names());
     Entry e{k->name, {}, true};
+    ValueAdder add(ctx, where, e, k->accepted);
     if (const auto* a = node->as_array()) {
       for (const auto& el : *a) {
         if (const auto* files = el.as_array(); files != nullptr && k->repeatable) {
-          add_value(ctx, where, e, file_list(ctx, where, *files, k->accepted), k->accepted);
+          add(file_list(ctx, where, *files, k->accepted));
         } else {
-          add_value(ctx, where, e, option_scalar(ctx, where, *k, el), k->accepted);
+          add(option_scalar(ctx, where, *k, el));
         }
       }
       if (e.values.empty()) ctx.fail(where, "an empty list", k->accepted);
     } else if (const auto* s = node->as_string(); s != nullptr && is_range(s->get())) {
-      for (int64_t v : range(ctx, where, s->get())) add_value(ctx, where, e, v, k->accepted);
+      for (int64_t v : range(ctx, where, s->get())) add(v);
     } else {
-      add_value(ctx, where, e, option_scalar(ctx, where, *k, *node), k->accepted);
+      add(option_scalar(ctx, where, *k, *node));
     }
     add_entry(ctx, where, layer.options, std::move(e), k->accepted);
   }
@@ -174,21 +188,22 @@ void read_properties(const Ctx& ctx, const std::string& prefix, const toml::tabl
   for (const auto& [name, node] : in_file_order(t)) {
     const std::string where = prefix + name;
     Entry e{name, {}, false};
+    ValueAdder add(ctx, where, e, accepted);
     if (const auto* a = node->as_array()) {
       e.in_matrix = true;
       for (const auto& el : *a) {
         auto v = scalar(el);
         if (!v) ctx.fail(where, fmt::format("a list holding {}", type_of(el)), accepted);
-        add_value(ctx, where, e, *v, accepted);
+        add(*v);
       }
       if (e.values.empty()) ctx.fail(where, "an empty list", accepted);
     } else if (const auto* s = node->as_string(); s != nullptr && is_range(s->get())) {
       e.in_matrix = true;
-      for (int64_t v : range(ctx, where, s->get())) add_value(ctx, where, e, v, accepted);
+      for (int64_t v : range(ctx, where, s->get())) add(v);
     } else {
       auto v = scalar(*node);
       if (!v) ctx.fail(where, type_of(*node), accepted);
-      add_value(ctx, where, e, *v, accepted);
+      add(*v);
     }
     if (find_entry(layer.properties, name) != nullptr) ctx.fail(where, "given twice", accepted);
     layer.properties.push_back(std::move(e));
@@ -201,8 +216,8 @@ Layer read_layer(const Ctx& ctx, const std::string& prefix, const toml::table& t
   Layer layer;
   const std::string sections =
       top ? "matrix, properties, exclude, scale" : "matrix, properties, exclude";
-  const std::string accepted =
-      fmt::format("the options of `pmemids run` ({}) or the tables {}", keys.names(), sections);
+  const std::string accepted = fmt::format("the options of `pmemids {}` ({}) or the tables {}",
+                                           keys.command_text(), keys.names(), sections);
   const toml::table* matrix = nullptr;
   for (const auto& [name, node] : in_file_order(t)) {
     const std::string where = prefix + name;
@@ -223,6 +238,12 @@ Layer read_layer(const Ctx& ctx, const std::string& prefix, const toml::table& t
       }
     } else if (name == "scale" && top) {
       continue;  // read by the caller
+    } else if (name == "command") {
+      const auto* c = node->as_string();
+      if (!top || c == nullptr || c->get() != keys.command_text()) {
+        ctx.fail(where, top ? "not the command these keys belong to" : "only at the top level",
+                 fmt::format("\"{}\" at the top level", keys.command_text()));
+      }
     } else if (const char* why = refused_key(name)) {
       ctx.fail(where, why, accepted);
     } else {
@@ -361,6 +382,11 @@ SweepSpec build_spec(const toml::table& root, const std::string& name, const std
   }
   spec.options = std::move(base.options);
   spec.properties = std::move(base.properties);
+  spec.command = keys.command();
+  if (!keys.is_run() && (!spec.properties.empty() || root.get("properties") != nullptr)) {
+    ctx.fail("properties", fmt::format("`{}` takes no workload properties", keys.command_text()),
+             fmt::format("the options of `pmemids {}`", keys.command_text()));
+  }
   for (const auto& e : spec.options) {
     if (e.key != "workload") continue;
     for (const auto& v : e.values) {
@@ -394,20 +420,44 @@ nlohmann::json value_json(const Value& v) {
   return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
 }
 
-SweepSpec parse_sweep_text(const std::string& text, const std::string& name,
-                           const std::string& scale, const RunKeys& keys) {
-  toml::table root;
+namespace {
+
+toml::table parse_toml(const std::string& text, const std::string& name) {
   try {
-    root = toml::parse(text, name);
+    return toml::parse(text, name);
   } catch (const toml::parse_error& e) {
     throw UsageError(fmt::format("{}:{}:{}: TOML syntax: {}", name, e.source().begin.line,
                                  e.source().begin.column, e.description()));
   }
-  return build_spec(root, name, scale, keys);
+}
+
+}  // namespace
+
+SweepSpec parse_sweep_text(const std::string& text, const std::string& name,
+                           const std::string& scale, const RunKeys& keys) {
+  return build_spec(parse_toml(text, name), name, scale, keys);
 }
 
 SweepSpec parse_sweep_file(const std::string& path, const std::string& scale, const RunKeys& keys) {
   return parse_sweep_text(read_input_file(path, "sweep file"), path, scale, keys);
+}
+
+std::vector<std::string> read_sweep_command_text(const std::string& text, const std::string& name) {
+  const toml::table root = parse_toml(text, name);
+  const toml::node* c = root.get("command");
+  if (c == nullptr) return {"run"};
+  if (!c->is_string()) {
+    Ctx(name).fail("command", type_of(*c), "a string: \"run\" or \"micro <bench>\"");
+  }
+  std::vector<std::string> words;
+  std::istringstream in(c->as_string()->get());
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.empty()) Ctx(name).fail("command", "empty", "\"run\" or \"micro <bench>\"");
+  return words;
+}
+
+std::vector<std::string> read_sweep_command(const std::string& path) {
+  return read_sweep_command_text(read_input_file(path, "sweep file"), path);
 }
 
 }  // namespace pmemids::sweep

@@ -1,6 +1,11 @@
 // A sweep file: TOML naming `pmemids run` options and workload properties, some
 // of them lists whose cartesian product is the sweep (docs/sweeps.md).
 //
+//   command = "micro persist"      top level, optional: the command each
+//                                  configuration runs (default "run"); its own
+//                                  options are the keys, and it has no
+//                                  [properties] (read_sweep_command() reads it
+//                                  first, to choose the keys)
 //   <option> = value               top level: the same value in every configuration
 //                                  (`workload` may be a list: files passed together)
 //   [matrix] <option> = list | "a:b" range | scalar
@@ -54,18 +59,25 @@ struct ExcludeTerm {
 using Exclude = std::vector<ExcludeTerm>;  // all terms must match
 
 struct SweepSpec {
-  std::string file;                 // as given
-  std::string scale = "default";    // "default": the file's top level alone
-  std::vector<std::string> scales;  // the file's [scale.*] names
-  std::vector<Entry> options;       // top level then [matrix], in file order
-  std::vector<Entry> properties;    // [properties], in file order
+  std::string file;                            // as given
+  std::vector<std::string> command = {"run"};  // the words after `pmemids`
+  std::string scale = "default";               // "default": the file's top level alone
+  std::vector<std::string> scales;             // the file's [scale.*] names
+  std::vector<Entry> options;                  // top level then [matrix], in file order
+  std::vector<Entry> properties;               // [properties], in file order
   std::vector<Exclude> excludes;
   // Workload files as written -> the path to open: relative paths are looked up in
   // the current directory, then in the sweep file's directory and its ancestors.
   std::map<std::string, std::string> workload_paths;
 };
 
-// `scale` is "default" or the name of one of the file's [scale.<name>] tables.
+// The file's `command` split into words ({"run"} when absent). UsageError when
+// the file cannot be read or parsed, or `command` is not a string.
+std::vector<std::string> read_sweep_command(const std::string& path);
+std::vector<std::string> read_sweep_command_text(const std::string& text, const std::string& name);
+
+// `scale` is "default" or the name of one of the file's [scale.<name>] tables;
+// `keys` are the options of the file's command (see read_sweep_command).
 SweepSpec parse_sweep_file(const std::string& path, const std::string& scale, const RunKeys& keys);
 // The same from text; `name` stands for the file in messages and path lookups.
 SweepSpec parse_sweep_text(const std::string& text, const std::string& name,

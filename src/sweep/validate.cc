@@ -29,7 +29,7 @@ std::string where(const Configuration& c, size_t total) {
 void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
               const RunKeys& keys) {
   validate_options(spec, keys);
-  ConfigurationCheck check(spec);
+  ConfigurationCheck check(spec, keys);
   for (const Configuration& c : configs) check(c, configs.size());
 }
 
@@ -42,7 +42,7 @@ void validate_options(const SweepSpec& spec, const RunKeys& keys) {
       one.options = {{e.key, v}};
       std::vector<std::string> args = run_args(one, spec, "");
       try {
-        RunKeys::parse(args, false);
+        keys.parse(args, false);
         if (e.key == "ds" && std::holds_alternative<std::string>(v)) {
           check_names(std::get<std::string>(v), "--ds", [](std::string_view n) { find_ds(n); });
         }
@@ -50,8 +50,9 @@ void validate_options(const SweepSpec& spec, const RunKeys& keys) {
           check_names(std::get<std::string>(v), "--mode", [](std::string_view n) { find_mode(n); });
         }
       } catch (const UsageError& err) {
-        throw UsageError(fmt::format("{}: {}: {}; accepted: {}", spec.file, e.key, err.what(),
-                                     k != nullptr ? k->accepted : "see pmemids run --help"));
+        throw UsageError(fmt::format(
+            "{}: {}: {}; accepted: {}", spec.file, e.key, err.what(),
+            k != nullptr ? k->accepted : "see pmemids " + keys.command_text() + " --help"));
       }
     }
   }
@@ -72,10 +73,11 @@ void ConfigurationCheck::operator()(const Configuration& c, size_t total) {
   const SweepSpec& spec = spec_;
   const std::vector<std::string> args = run_args(c, spec, "");
   try {
-    RunKeys::parse(args, true);
+    keys_.parse(args, true);
   } catch (const UsageError& err) {
     throw UsageError(fmt::format("{}: {}: {}", spec.file, where(c, total), err.what()));
   }
+  if (!keys_.is_run()) return;  // workload files and properties are run's
   std::vector<std::string> files;
   if (const Value* w = c.option("workload")) {
     if (const auto* s = std::get_if<std::string>(w)) files.push_back(*s);

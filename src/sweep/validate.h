@@ -1,5 +1,5 @@
-// Checks a sweep's configurations as `pmemids run` would before running
-// anything, so that a mistake in the file stops the sweep at once instead of
+// Checks a sweep's configurations as `pmemids run` (or the sweep's command)
+// would before running anything, so that a mistake in the file stops the sweep at once instead of
 // surfacing hours later:
 //   - every option value parses as `run` parses it (names, types, ranges: the
 //     checks attached in add_run_options), reported per key;
@@ -32,11 +32,12 @@ void validate(const SweepSpec& spec, const std::vector<Configuration>& configs,
 void validate_options(const SweepSpec& spec, const RunKeys& keys);
 class ConfigurationCheck {
  public:
-  explicit ConfigurationCheck(const SweepSpec& spec) : spec_(spec) {}
+  ConfigurationCheck(const SweepSpec& spec, const RunKeys& keys) : spec_(spec), keys_(keys) {}
   void operator()(const Configuration& c, size_t total);
 
  private:
   const SweepSpec& spec_;
+  const RunKeys& keys_;
   std::set<std::vector<std::string>> built_;  // workload files and properties already checked
 };
 

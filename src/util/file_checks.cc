@@ -105,6 +105,7 @@ std::string read_input_file(const std::string& path, const std::string& what, si
 }
 
 void check_output_path(const std::string& path, const std::string& what) {
+  if (path == "-") return;  // records to stdout (--out -)
   struct stat st {};
   if (stat(path.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) {

@@ -42,7 +42,8 @@ std::string read_input_file(const std::string& path, const std::string& what,
                             size_t max_bytes = kMaxInputBytes);
 
 // Checks that `path` can be written (appended to, or created together with
-// its missing parent directories) without writing or creating anything.
+// its missing parent directories) without writing or creating anything; "-"
+// (stdout) always can.
 void check_output_path(const std::string& path, const std::string& what);
 
 // Creates the missing parent directories of `path`; UsageError naming the

@@ -32,7 +32,7 @@ std::vector<uint64_t> distinct_keys(uint64_t range, uint64_t n, uint64_t seed) {
 
 Stream set_stream(const WorkloadSpec& spec, uint64_t seed, const StreamShape& shape) {
   const uint64_t fill = spec.keyrange / 2;
-  check_stream_memory(fill, shape.operations);
+  check_stream_memory(spec, fill, shape.operations);
   Stream st{.codec = KeyCodec{InsertOrder::kOrdered}, .values = ValuePool(1, seed, 1)};
   st.load_keys = distinct_keys(spec.keyrange, fill, spec.seed);
   Rng rng(seed);
@@ -53,7 +53,7 @@ Stream set_stream(const WorkloadSpec& spec, uint64_t seed, const StreamShape& sh
 // Queue and stack: pushes carry distinct element ids (and, for queues,
 // payloads of fieldlength bytes).
 Stream push_pop_stream(const WorkloadSpec& spec, uint64_t seed, const StreamShape& shape) {
-  check_stream_memory(spec.recordcount, shape.operations);
+  check_stream_memory(spec, spec.recordcount, shape.operations);
   const bool payload = spec.operationset == OpSet::kQueue;
   Stream st{
       .codec = KeyCodec{InsertOrder::kOrdered},
@@ -90,7 +90,9 @@ Stream push_pop_stream(const WorkloadSpec& spec, uint64_t seed, const StreamShap
 }
 
 // n items split over k parts: part i's share.
-uint64_t share(uint64_t n, uint64_t i, uint64_t k) { return n * (i + 1) / k - n * i / k; }
+uint64_t share(uint64_t n, uint32_t i, uint64_t k) {
+  return slice_part(n, StreamSlice{i, static_cast<uint32_t>(k)}).second;
+}
 
 }  // namespace
 
@@ -109,11 +111,8 @@ std::string_view role_name(StreamRole r) {
 Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, const StreamShape& shape) {
   switch (spec.operationset) {
     case OpSet::kKv:
-    case OpSet::kOrderedKv: {
-      WorkloadSpec part = spec;
-      part.operationcount = shape.operations;
-      return generate(part, stream_seed);
-    }
+    case OpSet::kOrderedKv:
+      return detail::kv_stream(spec, stream_seed, shape);
     case OpSet::kSet:
       return set_stream(spec, stream_seed, shape);
     case OpSet::kQueue:
@@ -168,11 +167,14 @@ std::vector<StreamShape> plan_streams(const WorkloadSpec& spec, int workers, boo
     return out;
   }
   const bool pairs = spec.pushpoppairs && spec.operationset != OpSet::kKv;
+  const bool kv = spec.operationset == OpSet::kKv || spec.operationset == OpSet::kOrderedKv;
   const uint64_t units = pairs ? spec.operationcount / 2 : spec.operationcount;
   for (uint32_t t = 0; t < n; ++t) {
     uint64_t ops = pairs ? 2 * share(units, t, n) : share(units, t, n);
     if (pairs && t + 1 == n) ops += spec.operationcount % 2;  // a lone last push
-    out.push_back({ops, StreamRole::kMixed, t});
+    // kv: slice t of n (stream.h); a set's keys need none.
+    out.push_back({ops, StreamRole::kMixed, t,
+                   kv ? StreamSlice{t, static_cast<uint32_t>(n)} : StreamSlice{}});
   }
   return out;
 }

@@ -38,10 +38,7 @@ const std::set<std::string> kYcsbIgnored = {"workload",
                                             "timeseries.granularity",
                                             "exporter",
                                             "exportfile",
-                                            "threadcount",
-                                            "target",
                                             "maxexecutiontime",
-                                            "status.interval",
                                             "dotransactions",
                                             "insertstart",
                                             "insertcount",
@@ -200,6 +197,23 @@ const std::map<std::string, Setter>& setters() {
   return table;
 }
 
+// YCSB's client settings: applied by build(true), else listed as ignored.
+const std::map<std::string, Setter>& client_setters() {
+  static const std::map<std::string, Setter> table = {
+      {"threadcount",
+       [](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+         s.threadcount = static_cast<int>(parse_uint(k, v, o, 1, 1024));
+       }},
+      {"target", [](WorkloadSpec& s, const std::string& k, const std::string& v,
+                    const std::string& o) { s.target = parse_double(k, v, o, 0, 1e12); }},
+      {"status.interval",
+       [](WorkloadSpec& s, const std::string& k, const std::string& v, const std::string& o) {
+         s.status_interval = parse_double(k, v, o, 0.001, 86400);
+       }},
+  };
+  return table;
+}
+
 // Keys that mean something for some operation sets only; every other key
 // applies to all.
 const std::map<std::string, std::vector<OpSet>>& op_set_keys() {
@@ -322,6 +336,7 @@ const char* insert_order_name(InsertOrder o) {
 std::vector<std::string> PropertySet::known_keys() {
   std::vector<std::string> keys;
   for (const auto& [k, s] : setters()) keys.push_back(k);
+  for (const auto& [k, s] : client_setters()) keys.push_back(k);
   return keys;
 }
 
@@ -350,20 +365,36 @@ void PropertySet::load_text(std::string text, const std::string& path) {
   }
 }
 
-void PropertySet::set_override(const std::string& key_value) {
+void PropertySet::set_override(const std::string& key_value, const std::string& origin) {
   const auto sep = key_value.find('=');
   if (sep == std::string::npos || sep == 0) {
-    throw UsageError(fmt::format("-p '{}': expected key=value", escape_control(key_value)));
+    throw UsageError(fmt::format("{} '{}': expected key=value", origin, escape_control(key_value)));
   }
-  put(trim(key_value.substr(0, sep)), trim(key_value.substr(sep + 1)), "-p");
+  put(trim(key_value.substr(0, sep)), trim(key_value.substr(sep + 1)), origin);
 }
 
-WorkloadSpec PropertySet::build() const {
+void PropertySet::set_from_option(const std::string& key, const std::string& value,
+                                  const std::string& option) {
+  if (auto it = entries_.find(key);
+      it != entries_.end() && it->second.origin == "-p" && it->second.value != value) {
+    throw UsageError(fmt::format("{} {} and -p {}={} disagree; give one of them", option,
+                                 escape_control(value), key, escape_control(it->second.value)));
+  }
+  put(key, value, option);
+}
+
+WorkloadSpec PropertySet::build(bool client_settings) const {
   WorkloadSpec spec;
   spec.files = files_;
   for (const auto& [key, e] : entries_) {
     if (auto it = setters().find(key); it != setters().end()) {
       it->second(spec, key, e.value, e.origin);
+    } else if (auto c = client_setters().find(key); c != client_setters().end()) {
+      if (client_settings) {
+        c->second(spec, key, e.value, e.origin);
+      } else {
+        spec.ignored[key] = e.value;
+      }
     } else if (auto fixed = kYcsbFixed.find(key); fixed != kYcsbFixed.end()) {
       if (e.value != fixed->second)
         bad(key, e.value, e.origin, "'" + fixed->second + "' (the only one supported)");

@@ -4,9 +4,10 @@
 // Files use Java properties syntax (key=value or key: value, '#'/'!' comments).
 // Later sources override earlier ones: files in order given, then -p overrides.
 // Keys that are YCSB's but have no meaning here (table, fieldcount, ...) are
-// accepted and reported in WorkloadSpec::ignored; any other unknown key, a bad
-// value, or proportions that do not sum to 1 raise UsageError naming the key,
-// its value, where it came from and what is accepted.
+// accepted and reported in WorkloadSpec::ignored; so are YCSB's client settings
+// (threadcount, target, status.interval) unless build() is asked to apply them;
+// any other unknown key, a bad value, or proportions that do not sum to 1 raise
+// UsageError naming the key, its value, where it came from and what is accepted.
 //
 // `operationset` (kv, queue, set, stack; default kv) says which operations the
 // workload runs (workload/op_set.h); a kv workload with scans needs an
@@ -29,6 +30,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -86,6 +88,12 @@ struct WorkloadSpec {
   std::string tracefile;   // run phase from this trace instead of generated (workload/trace.h)
   bool traceload = false;  // with tracefile: load the keys the trace uses, not recordcount ids
 
+  // YCSB's client settings, set only when given and applied (the run command
+  // applies them, with its own options winning; to_json() leaves them out):
+  std::optional<int> threadcount;         // worker threads
+  std::optional<double> target;           // operations per second in total; 0: no throttle
+  std::optional<double> status_interval;  // status.interval: seconds between status lines
+
   std::vector<std::string> files;              // property files, in order
   std::map<std::string, std::string> ignored;  // YCSB keys accepted but not applied
 
@@ -104,12 +112,20 @@ class PropertySet {
   void load_file(const std::string& path);
   // The same for a file's content; `name` stands for the file in messages.
   void load_text(std::string text, const std::string& name);
-  // Applies one "key=value" override given on the command line.
-  void set_override(const std::string& key_value);
-  // Validates and converts everything given so far.
-  WorkloadSpec build() const;
+  // Applies one "key=value" override given on the command line (`origin`
+  // names where it came from in messages).
+  void set_override(const std::string& key_value, const std::string& origin = "-p");
+  // Applies a property that has its own command-line option (--seed for
+  // `seed`), after every -p: parsed as the property is; a -p override of the
+  // same key with a different value is a UsageError naming both.
+  void set_from_option(const std::string& key, const std::string& value, const std::string& option);
+  // Validates and converts everything given so far. YCSB's client settings
+  // (threadcount, target, status.interval) are parsed and applied when
+  // `client_settings`, else listed as ignored.
+  WorkloadSpec build(bool client_settings = false) const;
 
-  // Names of all keys this tool applies (for messages and `pmemids list`).
+  // Names of all keys this tool applies, client settings last (for messages
+  // and completion).
   static std::vector<std::string> known_keys();
 
  private:

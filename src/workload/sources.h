@@ -13,24 +13,40 @@
 
 namespace pmemids {
 
-struct RunStreams {
-  std::vector<Stream> streams;  // never reallocated after build_streams returns
-  std::vector<uint64_t> seeds;  // stream t's seed: spec.seed + t
+// How a run's workers share the workload.
+enum class StreamShare {
+  kOwn,     // single and parallel: each worker its own stream (own instance)
+  kSlices,  // concurrent, native: the workers share one instance and split the
+            // workload (plan_streams: kv slice t of n, queue roles, shares)
 };
 
-// `count` streams: one per parallel worker, else one. Generated, stream t from
+struct RunStreams {
+  std::vector<Stream> streams;      // never reallocated after build_streams returns
+  std::vector<uint64_t> seeds;      // stream t's seed: spec.seed + t
+  std::vector<StreamShape> shapes;  // stream t's shape (a trace's: operations as planned)
+  StreamShare share = StreamShare::kOwn;
+};
+
+// `count` workers' streams, as plan_streams(spec, count, share == kSlices)
+// shapes them (RunStreams::shapes). kOwn: generated, stream t from
 // spec.seed + t; or, with a tracefile, read once and split: with one stream
 // every line, with more, worker t runs the lines of thread t (all lines when
-// the trace has no thread column). A threaded trace whose threads do not match
-// `count` workers is a UsageError naming the file.
-RunStreams build_streams(const WorkloadSpec& spec, int count);
-// The same for the worker streams plan_streams() shaped (generated: stream t
-// is generate(spec, spec.seed + t, shapes[t]); a trace: as above, one stream
-// per shape).
-RunStreams build_streams(const WorkloadSpec& spec, const std::vector<StreamShape>& shapes);
+// the trace has no thread column). A threaded trace whose threads do not
+// match `count` workers is a UsageError naming the file.
+// kSlices: generated, stream t from spec.seed + t: for kv workloads slice t
+// of `count` (workload/stream.h: disjoint insert ids, targets only loaded ids
+// and its own earlier inserts; only stream 0 loads), for queue, set and stack
+// workloads its role's or share's operations; with a tracefile (kv only),
+// every line in one stream (loaded as one), cut into `count` contiguous
+// slices (worker_slice), stream 0 holding the load. A concurrent stream
+// written by `pmemids stream` (slices in worker order) is cut back into the
+// same slices.
+RunStreams build_streams(const WorkloadSpec& spec, int count,
+                         StreamShare share = StreamShare::kOwn);
 
-// Concurrent mode's split of one stream of `ops` operations among `n` workers:
-// worker t runs the contiguous operations [first, second).
+// The contiguous split of `ops` operations among `n` workers (a trace's in
+// concurrent mode; slice sizes of generated slices alike): worker t runs the
+// operations [first, second).
 std::pair<size_t, size_t> worker_slice(size_t ops, int t, int n);
 
 }  // namespace pmemids

@@ -36,26 +36,52 @@ Stream stream_base(const WorkloadSpec& spec, uint64_t stream_seed, bool load) {
   return st;
 }
 
-void check_stream_memory(uint64_t keys, uint64_t ops) {
+void check_stream_memory(const WorkloadSpec& spec, uint64_t keys, uint64_t ops) {
   const double need =
       static_cast<double>(keys) * sizeof(uint64_t) + static_cast<double>(ops) * sizeof(Op);
   const double have = physical_memory_bytes();
   if (need > have / 2) {
-    throw UsageError(
-        fmt::format("{} load keys and {} operations need {:.1f} GiB for the pre-generated keys "
-                    "and operations (recordcount, keyrange, operationcount); this machine has "
-                    "{:.1f} GiB",
-                    keys, ops, need / (1 << 30), have / (1 << 30)));
+    const std::string what = spec.op_set() == OpSet::kSet
+                                 ? fmt::format("keyrange={}", spec.keyrange)
+                                 : fmt::format("recordcount={}", spec.recordcount);
+    throw UsageError(fmt::format(
+        "{} and operationcount={}: {} load keys and {} operations need {:.1f} GiB for the "
+        "pre-generated keys and operations; this machine has {:.1f} GiB",
+        what, spec.operationcount, keys, ops, need / (1 << 30), have / (1 << 30)));
   }
 }
 
-Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
-  if (spec.operationset != OpSet::kKv) {
-    return generate(spec, stream_seed, StreamShape{.operations = spec.operationcount});
+uint64_t shared_capacity(OpSet set, std::span<const Stream* const> streams) {
+  uint64_t capacity = 0;
+  if (set == OpSet::kQueue || set == OpSet::kStack) {
+    capacity = streams[0]->records_max;
+    for (const Stream* s : streams.subspan(1)) capacity += s->records_max - s->load_keys.size();
+  } else {
+    for (const Stream* s : streams) capacity = std::max(capacity, s->records_max);
   }
-  check_stream_memory(spec.recordcount, spec.operationcount);
-  Stream st = stream_base(spec, stream_seed);
+  return capacity;
+}
+
+Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, StreamSlice slice) {
+  return generate(spec, stream_seed,
+                  StreamShape{.operations = slice_part(spec.operationcount, slice).second,
+                              .worker = slice.index,
+                              .slice = slice});
+}
+
+namespace detail {
+
+Stream kv_stream(const WorkloadSpec& spec, uint64_t stream_seed, const StreamShape& shape) {
+  const StreamSlice slice = shape.slice;
+  // The slices of a workload hold its operations together: check them all.
+  check_stream_memory(spec, spec.recordcount, shape.operations * slice.count);
+  Stream st = stream_base(spec, stream_seed, slice.index == 0);
+  st.recordcount = spec.recordcount;
+  st.slice = slice;
   Rng rng(stream_seed);
+
+  const uint64_t op_count = shape.operations;
+  const auto key_of = [&](uint64_t local) { return st.codec.encode(st.global_id(local)); };
 
   constexpr int kKvTypes = 6;  // read .. delete, in OpType order
   const double cut[kKvTypes] = {
@@ -66,18 +92,20 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
       1.0 - spec.deleteproportion,
       1.0,
   };
-  KeyChooser chooser(spec);
+  WorkloadSpec own = spec;  // the slice's key space: its share of the inserts
+  own.operationcount = op_count;
+  KeyChooser chooser(own);
 
-  uint64_t inserted = spec.recordcount;
-  st.ops.reserve(spec.operationcount);
-  for (uint64_t i = 0; i < spec.operationcount; ++i) {
+  uint64_t inserted = spec.recordcount;  // local ids
+  st.ops.reserve(op_count);
+  for (uint64_t i = 0; i < op_count; ++i) {
     const double u = rng.uniform01();
     int t = 0;
     while (t < kKvTypes - 1 && u >= cut[t]) ++t;
     Op op{.key = 0, .value = nullptr, .type = static_cast<OpType>(t), .scan_len = 0};
     switch (op.type) {
       case OpType::kInsert:
-        op.key = st.codec.encode(inserted++);
+        op.key = key_of(inserted++);
         op.value = st.values.get(i);
         break;
       case OpType::kRead:
@@ -85,21 +113,21 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
           op.key = st.codec.encode(kMissBase + rng.below(kMissBase));
           ++st.read_misses;
         } else {
-          op.key = st.codec.encode(chooser.next(rng, inserted));
+          op.key = key_of(chooser.next(rng, inserted));
         }
         break;
       case OpType::kScan:
-        op.key = st.codec.encode(chooser.next(rng, inserted));
+        op.key = key_of(chooser.next(rng, inserted));
         op.scan_len = static_cast<uint32_t>(1 + rng.below(spec.maxscanlength));
         st.max_scan_len = std::max(st.max_scan_len, op.scan_len);
         break;
       case OpType::kUpdate:
       case OpType::kReadModifyWrite:
-        op.key = st.codec.encode(chooser.next(rng, inserted));
+        op.key = key_of(chooser.next(rng, inserted));
         op.value = st.values.get(i);
         break;
       case OpType::kDelete:
-        op.key = st.codec.encode(chooser.next(rng, inserted));
+        op.key = key_of(chooser.next(rng, inserted));
         break;
       case OpType::kContains:
       case OpType::kPush:
@@ -108,9 +136,12 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed) {
     }
     st.ops.push_back(op);
   }
-  st.records_max = inserted;
+  st.inserts = inserted - spec.recordcount;
+  st.records_max = st.inserts == 0 ? spec.recordcount : st.global_id(inserted - 1) + 1;
   st.key_folds = chooser.folds();
   return st;
 }
+
+}  // namespace detail
 
 }  // namespace pmemids

@@ -53,6 +53,62 @@ def test_native_queue_run_splits_producers_and_consumers(pmemids):
     assert "read_ops" not in m and "contains_ops" not in m
 
 
+QUEUE_SMALL = ["-p", "queueslots=512", "-p", "recordcount=256", "-p", "slotsize=128",
+               "-p", "fieldlength=64"]
+NATIVE = {"lflist-harris": ["-P", WORKLOADS / "set-u20"],
+          "ringbuffer-volatile": ["-P", WORKLOADS / "ring-5050", *QUEUE_SMALL]}
+
+
+@pytest.mark.parametrize("ds", INTERNAL)
+def test_native_runs_replay_cycles_over_one_common_window(pmemids, ds):
+    """Issue 10's run layer holds in native mode: --duration replays every
+    worker's stream in cycles (queue and set streams unchanged), throughput is
+    all operations over the common window, the timer's cost is recorded."""
+    r = pmemids.run("--ds", ds, "--mode", "dram", "--thread-mode", "native", "--threads", "2",
+                    *NATIVE[ds], *SMALL, "--duration", "0.3")
+    [rec] = expect_ok(r)
+    m = rec["metrics"]
+    assert m["cycles"] >= 2 and all(t["cycles"] >= 2 for t in m["per_thread"]), m
+    assert m["cycles_exhausted"] is False
+    assert m["ops_per_sec"] == pytest.approx(m["ops"] / m["seconds"], rel=1e-9)
+    assert m["seconds"] >= max(t["seconds"] for t in m["per_thread"])
+    assert rec["context"]["timer_overhead_ns"] > 0
+
+
+@pytest.mark.parametrize("ds", INTERNAL)
+def test_native_min_time_grows_every_workers_stream(pmemids, ds):
+    r = pmemids.run("--ds", ds, "--mode", "dram", "--thread-mode", "native", "--threads", "2",
+                    *NATIVE[ds], "-p", "operationcount=200", "--min-time", "0.05")
+    [rec] = expect_ok(r)
+    m = rec["metrics"]
+    assert rec["config"]["operationcount"] == 200
+    assert m["seconds"] >= 0.05 and m["operationcount"] > 200
+    assert m["ops"] == m["operationcount"] == sum(t["ops"] for t in m["per_thread"])
+
+
+def test_native_stream_is_what_the_native_run_executes(pmemids, tmp_path):
+    """`stream --thread-mode native` writes the shapes a native run executes:
+    a queue's producer pushes, its consumer pops; a set's workers share the
+    key range (not sliced)."""
+    out = tmp_path / "q.csv"
+    args = ["--thread-mode", "native", "--threads", "2", *NATIVE["ringbuffer-volatile"], *SMALL]
+    assert pmemids("stream", *args, "--out", out).returncode == 0
+    rows = [l.split(",") for l in out.read_text().splitlines()[2:]]
+    assert {op for t, op, *_ in rows if t == "0"} == {"push"}
+    assert {op for t, op, *_ in rows if t == "1"} == {"pop"}
+    [rec] = expect_ok(pmemids.run("--ds", "ringbuffer-volatile", "--mode", "dram", *args))
+    assert [t["ops"] for t in rec["metrics"]["per_thread"]] == \
+        [sum(1 for r in rows if r[0] == str(t)) for t in range(2)]
+    out = tmp_path / "s.csv"
+    assert pmemids("stream", "--thread-mode", "native", "--threads", "2", *NATIVE["lflist-harris"],
+                   *SMALL, "--out", out).returncode == 0
+    rows = [l.split(",") for l in out.read_text().splitlines()[2:]]
+    for t in ("0", "1"):
+        keys = [int(k) for th, _, k, *_ in rows if th == t]
+        assert len(keys) == 2000 and min(keys) >= 1 and max(keys) <= 1024
+        assert max(keys) > 900 and min(keys) < 100  # each worker draws over the whole range
+
+
 @pytest.mark.parametrize("workload", ["set-u0", "set-u5", "set-u10", "set-u20", "set-u50"])
 def test_native_set_runs_every_shipped_set_workload(pmemids, workload):
     r = pmemids.run("--ds", "lflist-harris", "--mode", "pmem-volatile", "--thread-mode", "native",

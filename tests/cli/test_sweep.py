@@ -28,11 +28,14 @@ READ = WORKLOADS / "pmemids-read"
 SHIPPED = {
     "fig3-single-thread.toml": {"default": 56, "quick": 56, "paper": 56},
     "fig5-btree-embedded.toml": {"default": 16, "quick": 16, "paper": 16},
-    "fig6-parallel.toml": {"default": 112, "quick": 112, "paper": 280},
+    "fig6-parallel.toml": {"default": 224, "quick": 112, "paper": 280},
     "fig7-concurrent.toml": {"default": 56, "quick": 56, "paper": 56},
     "fig8-locks.toml": {"default": 8, "quick": 8, "paper": 20},
     "fig9-numa.toml": {"default": 112, "quick": 112, "paper": 112},
+    "seed002-r5-flush-cold.toml": {"default": 14, "quick": 14, "paper": 14},
     "seed003-readmissrate.toml": {"default": 8, "quick": 8, "paper": 8},
+    "table3-llc.toml": {"default": 15, "quick": 15, "paper": 15},
+    "table3-llc-sim.toml": {"default": 45, "quick": 30, "paper": 150},
 }
 
 
@@ -111,6 +114,8 @@ def test_shipped_sweep_files_expand(pmemids, name, scale):
     assert f"{SHIPPED[name][scale]} configurations" in r.stderr
     assert all(l.startswith("pmemids run ") for l in lines)
     assert len(set(lines)) == len(lines)
+    if "--counters" in lines[0]:  # Table III: its own scales (docs/counters.md)
+        return
     if scale == "paper":
         assert all("recordcount=1000000" in l and "operationcount=1000000" in l for l in lines)
         assert all("--repeat 10" in l for l in lines)
@@ -135,7 +140,7 @@ def test_fig8_has_the_papers_four_lock_cases(pmemids):
 
 def test_tiny_sweep_records_everything_with_sweep_ids(pmemids, tmp_path):
     f = write_sweep(tmp_path, tiny())
-    r = sweep(pmemids, f)
+    r = sweep(pmemids, f, "--no-interleave")
     assert r.returncode == 0, r.describe()
     assert r.stdout == ""
     recs = r.records  # per configuration: two repetitions and their aggregate
@@ -168,11 +173,44 @@ def test_tiny_sweep_records_everything_with_sweep_ids(pmemids, tmp_path):
         str(pmemids.pool_dir / f"sweep-{i}") for i in ids}
     assert list(pmemids.pool_dir.iterdir()) == []
     # The dry run's ids agree with the records': a rerun finds everything done.
-    again = sweep(pmemids, f)
+    again = sweep(pmemids, f, "--no-interleave")
     assert again.returncode == 0 and len(again.records) == 12, again.describe()
     assert "4 already in" in again.stderr and "0 to run" in again.stderr
     dry = sweep(pmemids, f, "--dry-run", "--out", pmemids.out, pool=False)
     assert "4 already recorded" in dry.stderr, dry.describe()
+
+
+def test_repetitions_interleave_across_configurations_by_default(pmemids, tmp_path):
+    f = write_sweep(tmp_path, tiny(repeat=2, matrix='ds = ["btree", "rbtree"]\nmode = "dram"'))
+    r = sweep(pmemids, f)
+    assert r.returncode == 0, r.describe()
+    recs = r.records
+    # Round 0: one record per configuration; round 1: the record and the aggregate.
+    assert [(x["config"]["ds"], x["sweep"]["repetition"], "aggregate" in x) for x in recs] == [
+        ("btree", 0, False), ("rbtree", 0, False),
+        ("btree", 1, False), ("btree", 1, True), ("rbtree", 1, False), ("rbtree", 1, True)]
+    for x in recs:
+        assert x["config"]["repeat"] == 2 and x["sweep"]["repetitions"] == 2
+    runs = [x for x in recs if "aggregate" not in x]
+    assert [x["config"]["repetition"] for x in runs] == [0, 0, 1, 1]
+    for agg in (recs[3], recs[5]):
+        mine = [x["metrics"]["ops_per_sec"] for x in runs if x["config"]["ds"] == agg["config"]["ds"]]
+        assert agg["metrics"]["ops_per_sec_mean"] == pytest.approx(sum(mine) / 2)
+    progress = [l for l in r.stderr.splitlines() if l.startswith("[")]
+    assert [l.split(" ok ")[0] for l in progress] == [
+        "[1/4] ds=btree rep 1/2", "[2/4] ds=rbtree rep 1/2",
+        "[3/4] ds=btree rep 2/2", "[4/4] ds=rbtree rep 2/2"]
+    again = sweep(pmemids, f)
+    assert "2 already in" in again.stderr and len(again.records) == 6, again.describe()
+
+
+def test_shipped_sweeps_use_min_time_and_three_repetitions(pmemids):
+    for name in SHIPPED:
+        r = pmemids("sweep", SWEEPS / name, "--dry-run")
+        lines = r.stdout.splitlines()
+        # A simulated run gets its repetitions as runs of different seeds (docs/counters.md).
+        assert lines and all("--min-time 0.5" in l and ("--repeat 3" in l or "--counters sim" in l)
+                             for l in lines), name
 
 
 def test_default_out_is_named_after_the_file_and_scale(pmemids, tmp_path):

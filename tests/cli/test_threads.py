@@ -23,7 +23,9 @@ def test_parallel_runs_the_whole_workload_per_thread_on_its_own_pool(pmemids, po
     assert c["stream_seeds"] == [c["seed"], c["seed"] + 1]
     assert [t["ops"] for t in m["per_thread"]] == [500, 500]
     assert m["ops"] == 1000 and m["load_ops"] == 400
-    assert m["ops_per_sec"] == pytest.approx(sum(t["ops_per_sec"] for t in m["per_thread"]))
+    assert m["sum_of_rates_ops_per_sec"] == pytest.approx(
+        sum(t["ops_per_sec"] for t in m["per_thread"]))
+    assert m["ops_per_sec"] == pytest.approx(m["ops"] / m["seconds"])
     assert pool_files(pool_dir) == ["hashtable.pmem-persist.0.pool", "hashtable.pmem-persist.1.pool"]
 
 
@@ -44,7 +46,7 @@ def test_parallel_reopen_uses_each_threads_pool(pmemids, pool_dir):
     ("pmem-persist", "pmemobj"), ("pmem-persist", "rwlock-pmemobj"),
     ("pmem-trans", "pthread-pmem"), ("pmem-trans", "rwlock-dram"),
 ])
-def test_concurrent_splits_the_stream_under_the_chosen_lock(pmemids, mode, lock):
+def test_concurrent_slices_the_workload_under_the_chosen_lock(pmemids, mode, lock):
     r = pmemids.run("--ds", "rbtree", "--mode", mode, "--thread-mode", "concurrent",
                     "--threads", "2", "--lock", lock, *TINY)
     [rec] = expect_ok(r)
@@ -78,7 +80,7 @@ def test_single_thread_records_no_lock(pmemids):
     (["--mode", "pmem-persist", "--thread-mode", "concurrent", "--lock", "spinlock"],
      ["unknown lock 'spinlock'", "rwlock-pmemobj"]),
     (["--mode", "pmem-persist", "--lock", "pmemobj"], ["--thread-mode concurrent only"]),
-    (["--mode", "dram", "--threads", "2"], ["--threads 2 needs --thread-mode"]),
+    (["--mode", "dram", "--thread-mode", "single", "--threads", "2"], ["--threads 2 needs --thread-mode"]),
     (["--mode", "dram", "--thread-mode", "bogus"], ["--thread-mode"]),
     (["--mode", "dram", "--pin", "everywhere"], ["--pin"]),
 ])

@@ -28,6 +28,12 @@ def real_records(binary, tmp_path_factory) -> list[dict]:
                            "-p", "operationcount=2000", "--latency-sample", "1",
                            "--pool-dir", str(pools), "--out", str(out))
             assert p.returncode == 0, p.stderr
+        for counters in (["perf", "--perf-events", "software"], ["sim"]):
+            p = run_binary(binary, "run", "--ds", "btree", "--mode", "pmem-trans", "-P",
+                           str(REPO / "workloads" / "pmemids-read"), "-p", "recordcount=500",
+                           "-p", "operationcount=500", "--counters", *counters,
+                           "--pool-dir", str(pools), "--out", str(out))
+            assert p.returncode == 0, p.stderr
     finally:
         shutil.rmtree(pools, ignore_errors=True)
     return [json.loads(line) for line in out.read_text().splitlines()]
@@ -37,6 +43,15 @@ def test_every_run_metric_is_in_a_real_record(real_records):
     for name, source in fields.METRICS.items():
         if source == "run":
             assert all(name in r["metrics"] for r in real_records), name
+
+
+@pytest.mark.parametrize("counters", ["perf", "sim"])
+def test_every_counter_metric_is_in_a_real_record_of_its_option(real_records, counters):
+    records = [r for r in real_records if r["config"].get("counters") == counters]
+    assert records
+    for name, source in fields.METRICS.items():
+        if source == f"run --counters {counters}":
+            assert all(name in r["metrics"] for r in records), name
 
 
 def test_every_numeric_metric_of_a_real_record_is_known(real_records):
@@ -56,3 +71,24 @@ def test_names_not_metrics_are_refused():
     assert fields.is_metric("latency_read_p99_ns") and fields.is_metric("update_found")
     assert not fields.is_metric("latency_read_p98_ns") and not fields.is_metric("opz_per_sec")
     assert not fields.is_config_key("seed") and fields.is_config_key("locality")
+
+
+@pytest.fixture(scope="module")
+def micro_records(binary, tmp_path_factory) -> list[dict]:
+    out = tmp_path_factory.mktemp("fields-micro") / "m.jsonl"
+    pools = Path(tempfile.mkdtemp(prefix="pmemids-fields-", dir="/dev/shm"))
+    try:
+        for args in (["persist", "--op", "persist", "--size", "64"], ["rmw", "--io", "256"]):
+            p = run_binary(binary, "micro", *args, "--ops-per-thread", "1000", "--min-time", "0",
+                           "--pool-dir", str(pools), "--out", str(out))
+            assert p.returncode == 0, p.stderr
+    finally:
+        shutil.rmtree(pools, ignore_errors=True)
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_every_micro_metric_is_in_a_real_micro_record(micro_records):
+    """`pmemids micro` has landed: the metrics its issue named are in its records."""
+    for name, source in fields.METRICS.items():
+        if source == "issue 14":
+            assert any(name in r["metrics"] for r in micro_records), name

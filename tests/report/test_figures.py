@@ -91,8 +91,8 @@ def test_differing_settings_split_a_figure(tmp_path):
     assert set(spec.data["recordcount"]) == {4000} and len(spec.data) == 24
 
 
-@pytest.mark.parametrize("values,log", [([1, 100], False), ([1, 101], True), ([5, 5000], True), ([0, 7], False)])
-def test_log_scale_beyond_two_decades(values, log):
+@pytest.mark.parametrize("values,log", [([1, 20], False), ([1, 21], True), ([5, 5000], True), ([0, 7], False)])
+def test_log_scale_beyond_twenty_times(values, log):
     fig, ax = plt.subplots()
     plot._y_axis(ax, values, "y")
     assert (ax.get_yscale() == "log") == log

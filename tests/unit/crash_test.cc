@@ -88,10 +88,46 @@ TEST(CrashChecker, UnloggedStoreInATransactionIsReported) {
   ScratchDir dir;
   Fixture f;
   CrashOptions o = options(dir, 60);
-  o.fault = PlantedFault::kSkipPersist;
+  o.fault = PlantedFault::kSkipSnapshot;
   o.fault_nth = 3;  // one snapshot skipped: the store is never flushed by the commit
   const CrashReport r = run_crash<LinkedList, ShadowTransBackend>(o, f.w);
   EXPECT_TRUE(r.violation(true)) << describe(r);
+}
+
+PersistencePolicy in_domain(const char* d) {
+  PersistencePolicy p = PersistencePolicy::host_default();
+  p.domain = *choose_domain(d, false);
+  return p;
+}
+
+// A design that is correct only when caches are persistent: every write-back
+// dropped, every fence kept. The checker must fail it under ADR and pass it
+// under eADR: it has teeth in both directions.
+TEST(CrashChecker, AnEadrOnlyDesignFailsUnderAdrAndPassesUnderEadr) {
+  Fixture f;
+  for (const char* domain : {"adr", "eadr"}) {
+    ScratchDir dir;
+    CrashOptions o = options(dir, 30);
+    o.fault = PlantedFault::kSkipFlushes;
+    o.policy = in_domain(domain);
+    const CrashReport r = run_crash<HashTable, ShadowPersistBackend>(o, f.w);
+    if (std::string(domain) == "adr") {
+      EXPECT_TRUE(r.violation(false)) << describe(r);
+      EXPECT_GT(r.lost_acknowledged, 0u) << describe(r);
+    } else {
+      EXPECT_FALSE(r.violation(false)) << describe(r);
+    }
+  }
+}
+
+TEST(CrashChecker, EadrCrashesAtTheSamePointsAsAdr) {
+  Fixture f;
+  ScratchDir dir;
+  CrashOptions o = options(dir, 1);
+  const CrashReport adr = run_crash<BPlusTree, ShadowPersistBackend>(o, f.w);
+  o.policy = in_domain("eadr");
+  const CrashReport eadr = run_crash<BPlusTree, ShadowPersistBackend>(o, f.w);
+  EXPECT_EQ(adr.points_available, eadr.points_available);
 }
 
 TEST(CrashChecker, TheSameSeedPicksTheSamePoints) {
@@ -200,11 +236,14 @@ TYPED_TEST_SUITE(CrashRun, DurablePairs, PairName);
 // unpersisted line survives; the trees' multi-word in-place changes are exposed by
 // design (docs/crash.md), so for them recovery must succeed and leaks be repaired.
 template <class P>
-void bounded_run(const ScratchDir& dir, CrashModel model, uint32_t points) {
+void bounded_run(const ScratchDir& dir, CrashModel model, uint32_t points,
+                 const char* domain = "adr", bool store_buffer_loss = false) {
   using B = typename P::B;
   Fixture f;
   CrashOptions o = options(dir, points);
   o.model = model;
+  o.policy = in_domain(domain);
+  o.store_buffer_loss = store_buffer_loss;
   const CrashReport r = run_crash<P::template With, typename ShadowOf<B>::type>(o, f.w);
   EXPECT_EQ(r.points, points);
   EXPECT_EQ(r.recovered, r.points) << describe(r);
@@ -223,6 +262,16 @@ TYPED_TEST(CrashRun, BoundedPowerRun) {
 
 TYPED_TEST(CrashRun, BoundedProcessRun) {
   bounded_run<TypeParam>(this->dir_, CrashModel::kProcess, 4);
+}
+
+// eADR: every store executed before the crash survives; with store-buffer
+// loss, a suffix of those since the last fence is lost.
+TYPED_TEST(CrashRun, BoundedEadrPowerRun) {
+  bounded_run<TypeParam>(this->dir_, CrashModel::kPower, 10, "eadr");
+}
+
+TYPED_TEST(CrashRun, BoundedEadrStoreBufferLossRun) {
+  bounded_run<TypeParam>(this->dir_, CrashModel::kPower, 6, "eadr", true);
 }
 
 // pmem-trans with unpersisted lines surviving at random (real caches write lines

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "stats/live_latency.h"
+
 namespace pmemids {
 namespace {
 
@@ -242,6 +244,34 @@ TEST(HistogramTest, MoveKeepsContents) {
   EXPECT_TRUE(moved == copy);
   moved.record(5);
   EXPECT_EQ(moved.count(), 4u);
+}
+
+// LiveLatency reads, per interval, what a LatencyHistogram of the interval's
+// samples reads (inside the min-max clamp, which a live snapshot does not keep).
+TEST(LiveLatencyTest, IntervalPercentilesMatchAHistogramOfTheInterval) {
+  std::vector<std::unique_ptr<LiveLatency>> workers;
+  workers.push_back(std::make_unique<LiveLatency>(2));
+  workers.push_back(std::make_unique<LiveLatency>(2));
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> lat(8, 1.5);
+  for (int i = 0; i < 5000; ++i) workers[i % 2]->record(0, static_cast<uint64_t>(lat(rng)));
+  const LiveLatency::Snapshot first(workers);
+  LatencyHistogram second_interval;
+  for (int i = 0; i < 20000; ++i) {
+    const auto v = static_cast<uint64_t>(lat(rng)) + 100000;  // a slower second interval
+    workers[i % 2]->record(0, v);
+    second_interval.record(v);
+  }
+  workers[1]->record(1, 42);
+  const LiveLatency::Snapshot interval = LiveLatency::Snapshot(workers).since(first);
+  EXPECT_EQ(first.count(0), 5000u);
+  EXPECT_EQ(interval.count(0), 20000u);
+  EXPECT_EQ(interval.count(1), 1u);
+  for (double q : {50.0, 90.0, 99.0}) {
+    EXPECT_EQ(interval.percentile(0, q), second_interval.percentile(q)) << q;
+  }
+  EXPECT_EQ(interval.percentile(1, 99), 42u);
+  EXPECT_EQ(LiveLatency::Snapshot().percentile(0, 99), 0u);
 }
 
 }  // namespace

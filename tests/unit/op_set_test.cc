@@ -157,6 +157,62 @@ TEST(PlanStreams, QueueWorkersSplitIntoProducersAndConsumers) {
   for (const auto& sh : plan_streams(s, 3, false)) EXPECT_EQ(sh.operations, 1000u);
 }
 
+// One StreamShape carries a shared run's kv slice as it carries a queue's role:
+// kv workers get slice t of n (what generate(spec, seed, slice) draws), set
+// workers their share of one key range, unsliced.
+TEST(PlanStreams, SharedKvWorkersGetSlicesAndSetWorkersShares) {
+  const WorkloadSpec kv = build({"recordcount=100", "operationcount=1000", "readproportion=0.5",
+                                 "updateproportion=0", "insertproportion=0.5"});
+  const auto three = plan_streams(kv, 3, true);
+  ASSERT_EQ(three.size(), 3u);
+  uint64_t ops = 0;
+  for (uint32_t t = 0; t < 3; ++t) {
+    EXPECT_EQ(three[t].slice.index, t);
+    EXPECT_EQ(three[t].slice.count, 3u);
+    ops += three[t].operations;
+    const Stream by_shape = generate(kv, 7 + t, three[t]);
+    const Stream by_slice = generate(kv, 7 + t, StreamSlice{t, 3});
+    ASSERT_EQ(by_shape.ops.size(), by_slice.ops.size());
+    for (size_t i = 0; i < by_shape.ops.size(); ++i) {
+      EXPECT_EQ(by_shape.ops[i].key, by_slice.ops[i].key) << t << ' ' << i;
+      EXPECT_EQ(by_shape.ops[i].type, by_slice.ops[i].type) << t << ' ' << i;
+    }
+    EXPECT_EQ(by_shape.load_keys.size(), t == 0 ? 100u : 0u);  // only slice 0 loads
+  }
+  EXPECT_EQ(ops, 1000u);
+  for (const auto& sh : plan_streams(kv, 3, false)) EXPECT_EQ(sh.slice.count, 1u);
+
+  const WorkloadSpec set =
+      build({"operationset=set", "operationcount=1000", "keyrange=64", "readproportion=0.8",
+             "insertproportion=0.1", "deleteproportion=0.1"});
+  const auto two = plan_streams(set, 2, true);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].operations + two[1].operations, 1000u);
+  std::vector<const Stream*> all;
+  std::vector<Stream> streams;
+  for (uint32_t t = 0; t < 2; ++t) {
+    EXPECT_EQ(two[t].slice.count, 1u);
+    streams.push_back(generate(set, 1 + t, two[t]));
+  }
+  for (const Stream& st : streams) {
+    all.push_back(&st);
+    EXPECT_EQ(st.load_keys, streams[0].load_keys);  // one fill
+    for (const Op& op : st.ops) EXPECT_TRUE(op.key >= 1 && op.key <= 64) << op.key;
+  }
+  EXPECT_EQ(shared_capacity(OpSet::kSet, all), 64u);
+}
+
+// Queue and stack streams count elements: a shared instance holds the load
+// once and every worker's pushes.
+TEST(PlanStreams, SharedPushPopCapacityCountsTheLoadOnceAndEveryPush) {
+  const WorkloadSpec q = build({"operationset=queue", "recordcount=10", "operationcount=100",
+                                "pushproportion=0.5", "popproportion=0.5"});
+  std::vector<Stream> streams;
+  for (const auto& sh : plan_streams(q, 2, true)) streams.push_back(generate(q, 3, sh));
+  const std::vector<const Stream*> all{&streams[0], &streams[1]};
+  EXPECT_EQ(shared_capacity(OpSet::kQueue, all), 10u + 50u);  // producer 50 pushes, consumer 0
+}
+
 // ---- the descriptor list ------------------------------------------------------
 
 TEST(Registry, EveryStructureDeclaresItsTraitsOnce) {

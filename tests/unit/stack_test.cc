@@ -4,8 +4,9 @@
 // acknowledged and reports each thread's last operation; and `pmemids
 // crash`'s power model (single-threaded at every point of short runs,
 // randomised with several threads, crashes inside recovery) finds no
-// violation in the durable ones, while a planted copy of the DFC artifact's
-// wrong-address flush is caught.
+// violation in the durable ones under every persistence domain they claim,
+// while a planted copy of the DFC artifact's wrong-address flush is caught
+// (ADR).
 #include <vector>
 
 #include "crash/crash_impl.h"
@@ -155,12 +156,16 @@ WorkloadSpec stack_spec(uint64_t ops) {
   return s;
 }
 
-CrashOptions crash_options(const ScratchDir& dir, uint32_t points, uint64_t seed = 5) {
+// `domain` decides both what the backends write back and what the power
+// model keeps (an eADR crash keeps every executed store).
+CrashOptions crash_options(const ScratchDir& dir, uint32_t points, Domain domain,
+                           uint64_t seed = 5) {
   CrashOptions o;
   o.work_dir = dir.path();
   o.points = points;
   o.seed = seed;
   o.pmempool_check = false;  // crash_test.cc covers it; these runs stay short
+  o.policy.domain = *choose_domain(domain_name(domain), false);
   return o;
 }
 
@@ -175,16 +180,16 @@ std::string describe(const CrashReport& r) {
 }
 
 template <template <class> class DS>
-CrashReport single(const ScratchDir& dir, uint64_t ops, bool planted = false,
+CrashReport single(const ScratchDir& dir, uint64_t ops, Domain domain, bool planted = false,
                    uint32_t points = 100000) {
   CrashWorkload w = crash_workload(stack_spec(ops));
   w.ds.combining.planted_misflush = planted;
-  return run_crash<DS, ShadowPersistBackend>(crash_options(dir, points), w);
+  return run_crash<DS, ShadowPersistBackend>(crash_options(dir, points, domain), w);
 }
 template <template <class> class DS>
-CrashReport multi(const ScratchDir& dir, uint32_t threads, uint32_t points, uint64_t seed,
-                  uint32_t recovery_points = 0) {
-  CrashOptions o = crash_options(dir, points, seed);
+CrashReport multi(const ScratchDir& dir, uint32_t threads, uint32_t points, Domain domain,
+                  uint64_t seed, uint32_t recovery_points = 0) {
+  CrashOptions o = crash_options(dir, points, domain, seed);
   o.recovery_points = recovery_points;
   return run_crash<DS, ShadowPersistBackend>(o, crash_workload(stack_spec(12 * threads), threads));
 }
@@ -209,29 +214,46 @@ struct CrashedName {
 };
 TYPED_TEST_SUITE(StackCrash, CrashedStacks, CrashedName);
 
+// Every persistence domain the structure claims (its kDomains).
+template <template <class> class DS>
+std::vector<Domain> claimed_domains() {
+  std::vector<Domain> out;
+  for (Domain d : kAllDomains) {
+    if (DS<DramBackend>::kDomains.has(d)) out.push_back(d);
+  }
+  return out;
+}
+
 TYPED_TEST(StackCrash, EveryPointOfAShortRunRecovers) {
-  ScratchDir dir;
-  const CrashReport r = single<TypeParam::template T>(dir, 4);
-  EXPECT_GT(r.points, 10u) << describe(r);
-  EXPECT_EQ(r.points, r.points_available) << "exhaustive: " << describe(r);
-  EXPECT_FALSE(r.violation(false)) << describe(r);
+  for (Domain d : claimed_domains<TypeParam::template T>()) {
+    ScratchDir dir;
+    const CrashReport r = single<TypeParam::template T>(dir, 4, d);
+    EXPECT_GT(r.points, 10u) << domain_name(d) << ": " << describe(r);
+    EXPECT_EQ(r.points, r.points_available) << domain_name(d) << ": exhaustive: " << describe(r);
+    EXPECT_FALSE(r.violation(false)) << domain_name(d) << ": " << describe(r);
+  }
 }
 
 TYPED_TEST(StackCrash, RandomisedThreadsRecoverDetectably) {
   if constexpr (TypeParam::template T<DramBackend>::kSync == Sync::kInternal) {
-    ScratchDir dir;
-    for (uint64_t seed : {3, 4}) {
-      const CrashReport r = multi<TypeParam::template T>(dir, 3, 25, seed, seed == 4 ? 3 : 0);
-      EXPECT_EQ(r.points, 25u) << describe(r);
-      EXPECT_FALSE(r.violation(false)) << "seed " << seed << ": " << describe(r);
+    for (Domain d : claimed_domains<TypeParam::template T>()) {
+      ScratchDir dir;
+      for (uint64_t seed : {3, 4}) {
+        const CrashReport r = multi<TypeParam::template T>(dir, 3, 25, d, seed, seed == 4 ? 3 : 0);
+        EXPECT_EQ(r.points, 25u) << describe(r);
+        EXPECT_FALSE(r.violation(false))
+            << domain_name(d) << ", seed " << seed << ": " << describe(r);
+      }
     }
   }
 }
 
+// Under ADR, where write-backs decide what survives (under eADR the addresses
+// flushed do not matter).
 TEST(StackCrash, DfcArtifactsWrongAddressFlushIsCaught) {
   ScratchDir dir;
-  for (const CrashReport& r :
-       {single<StackDfc>(dir, 8, true), single<StackDfcFlat>(dir, 8, true)}) {
+  for (const CrashReport& r : {single<StackDfc>(dir, 8, Domain::kAdr, true),
+                               single<StackDfcFlat>(dir, 8, Domain::kAdr, true)}) {
     EXPECT_GT(r.lost_acknowledged + r.half_applied + r.invariant_failures, 0u)
         << "flushing the pointer slot instead of the node and the record must lose data: "
         << describe(r);

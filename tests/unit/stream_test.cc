@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -207,6 +208,49 @@ TEST(StreamTest, PaperAndCrashStreamsAreThoseBeforeYcsbsDistributions) {
   EXPECT_EQ(digest(m), 6072106392041873238ULL);
   EXPECT_EQ(digest(f), 11793200926523755278ULL);
   EXPECT_EQ(digest(c), 2223075812314096141ULL);
+}
+
+// Concurrent slices: slice t of n inserts ids recordcount + j*n + t, and every
+// other operation targets a loaded id or one its own slice inserted before it.
+TEST(StreamTest, SlicesTargetOnlyLoadedIdsOrTheirOwnEarlierInserts) {
+  const WorkloadSpec s =
+      spec({"recordcount=500", "operationcount=20000", "readproportion=0.3", "updateproportion=0.2",
+            "insertproportion=0.3", "readmodifywriteproportion=0.1", "deleteproportion=0.1",
+            "requestdistribution=zipfian"});
+  constexpr uint32_t n = 3;
+  std::set<uint64_t> all_inserted;
+  uint64_t ops = 0;
+  for (uint32_t t = 0; t < n; ++t) {
+    const Stream st = generate(s, 7 + t, {t, n});
+    EXPECT_EQ(st.load_keys.size(), t == 0 ? 500u : 0u);
+    ops += st.ops.size();
+    std::set<uint64_t> own;
+    uint64_t j = 0, highest = 0;
+    for (const Op& op : st.ops) {
+      const uint64_t id = st.codec.decode(op.key);
+      if (op.type == OpType::kInsert) {
+        ASSERT_EQ(id, 500 + j++ * n + t);
+        ASSERT_TRUE(all_inserted.insert(id).second);
+        own.insert(id);
+        highest = std::max(highest, id);
+      } else {
+        ASSERT_TRUE(id < 500 || own.contains(id)) << "slice " << t << " targets id " << id;
+      }
+    }
+    EXPECT_EQ(st.inserts, j);
+    EXPECT_EQ(st.records_max, highest + 1);
+  }
+  EXPECT_EQ(ops, 20000u);
+}
+
+TEST(StreamTest, LocalIdsInvertGlobalIds) {
+  const Stream st = generate(spec({"recordcount=100", "operationcount=10"}), 1, {2, 5});
+  for (uint64_t k :
+       {uint64_t{0}, uint64_t{99}, uint64_t{100}, uint64_t{101}, uint64_t{12345}, kMissBase + 3}) {
+    EXPECT_EQ(st.local_id(st.global_id(k)), k);
+  }
+  EXPECT_EQ(st.global_id(100), 102u);
+  EXPECT_EQ(st.global_id(101), 107u);
 }
 
 }  // namespace

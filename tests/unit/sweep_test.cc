@@ -382,7 +382,8 @@ TEST(SweepErrors, NameTheFileTheKeyAndWhatIsAccepted) {
       {"ds = \"btree\"\nmode = \"dram\"\n[properties]\nrecordcont = 5\n",
        {"test.toml: properties: unknown workload property 'recordcont'"}},
       {"ds = \"btree\"\nmode = \"dram\"\n[properties]\nreadproportion = 0.5\n",
-       {"test.toml: properties: operation proportions sum to", "configuration 1 of 1"}},
+       {"test.toml: properties: operation proportions of operationset=kv sum to",
+        "configuration 1 of 1"}},
       {"ds = \"btree\"\nmode = \"dram\"\nworkload = \"no/such/file\"\n",
        {"test.toml: workload: workload file 'no/such/file' cannot be read"}},
       {"ds = \"btree\"\nmode = \"dram\"\n[scale.default]\nrepeat = 2\n",
@@ -460,11 +461,13 @@ TEST(SweepConfigId, FloatsKeepTheirType) {
 
 // ------------------------------------------------------------------ resume reading
 
-std::string group(const std::string& id, int m, const std::string& kind = "") {
+// `rep` >= 0: one repetition's group of an interleaved sweep.
+std::string group(const std::string& id, int m, const std::string& kind = "", int rep = -1) {
   std::string out;
   for (int j = 0; j < m; ++j) {
     nlohmann::json r = {{"schema_version", 1},
                         {"sweep", {{"config_id", id}, {"record", j}, {"records", m}}}};
+    if (rep >= 0) r["sweep"].update({{"repetition", rep}, {"repetitions", 2}});
     if (!kind.empty()) r[kind] = true;
     out += r.dump() + "\n";
   }
@@ -486,6 +489,23 @@ TEST(SweepResume, CountsWholeGroupsByKind) {
   EXPECT_FALSE(already_recorded(s, "b", true));
   EXPECT_FALSE(already_recorded(s, "c", false));  // failed: run again
   EXPECT_FALSE(already_recorded(s, "z", false));
+}
+
+TEST(SweepResume, InterleavedGroupsCountPerRepetition) {
+  const std::string b1 = group("b", 2, "", 1);
+  const std::string content = group("a", 1, "", 0) + group("b", 1, "", 0) + group("a", 1, "", 1) +
+                              b1.substr(0, b1.find('\n') + 1);  // b's second, torn
+  const OutputScan s = scan_output(content);
+  EXPECT_TRUE(s.ok.empty());
+  EXPECT_EQ(s.ok_repetitions.at("a").size(), 2u);
+  EXPECT_EQ(s.ok_repetitions.at("b").size(), 1u);
+  EXPECT_TRUE(already_recorded(s, "a", false, 2));
+  EXPECT_FALSE(already_recorded(s, "b", false, 2));
+  EXPECT_TRUE(repetition_recorded(s, "b", 0, false));
+  EXPECT_FALSE(repetition_recorded(s, "b", 1, false));
+  EXPECT_EQ(s.keep_bytes, content.size() - (b1.find('\n') + 1));
+  // A group of every repetition (non-interleaved) covers each of them.
+  EXPECT_TRUE(repetition_recorded(scan_output(group("c", 3)), "c", 1, false));
 }
 
 TEST(SweepResume, TornLastLineIsCutOff) {
@@ -598,12 +618,13 @@ struct FakeRun {
     if (mode == "pmem-volatile") return {Status::kSkipped, "NUMA node 7 does not exist", 2, 0, ""};
     if (mode == "pmem-trans") return {Status::kFailed, "pool full", 1, 0, ""};
     std::ofstream out(temp, std::ios::app);
-    const int repeat =
-        c.option("repeat") != nullptr ? std::stoi(value_text(*c.option("repeat"))) : 1;
+    const auto r_arg = std::find(args.begin(), args.end(), "--repeat");
+    const int repeat = r_arg != args.end() ? std::stoi(*(r_arg + 1)) : 1;
     for (int r = 0; r < repeat; ++r) {
       out << nlohmann::json{{"schema_version", 1},
-                            {"config", {{"mode", mode}, {"repetition", r}}},
-                            {"metrics", {{"ops", 1}}}}
+                            {"context", {{"call", calls}}},
+                            {"config", {{"mode", mode}, {"repetition", r}, {"repeat", repeat}}},
+                            {"metrics", {{"ops", 1}, {"ops_per_sec", 100.0 * calls}}}}
                  .dump()
           << "\n";
     }
@@ -631,12 +652,15 @@ struct DriverFixture {
     o.out = out;
     o.pool_dir = pools;
     o.progress = progress;
+    o.interleave = false;
     return o;
   }
-  int run(FakeRun& fake, bool retry_skipped = false) {
+  // Repetitions run together unless `interleave` (the sweep's default).
+  int run(FakeRun& fake, bool retry_skipped = false, bool interleave = false) {
     std::FILE* progress = std::fopen(progress_path.c_str(), "a");
     DriverOptions o = options(progress);
     o.retry_skipped = retry_skipped;
+    o.interleave = interleave;
     int code = -1;
     try {
       code = run_sweep(spec, configs, std::ref(fake), o);
@@ -690,6 +714,127 @@ TEST(SweepDriver, RecordsEveryConfigurationWholeWithSweepIds) {
   EXPECT_EQ(f.run(again), 0);
   EXPECT_TRUE(again.runs.empty());
   EXPECT_EQ(f.records().size(), 8u);
+}
+
+// The ETA sums, over the configurations left, the mean duration measured for
+// their thread count (the mean of all for a count not run yet); each line shows
+// the configuration's throughput. Durations come from a fake clock the fake
+// run advances: 2 s per 1-thread configuration, 16 s per 8-thread one.
+TEST(SweepDriver, ProgressShowsThroughputAndAnEtaFromMeasuredDurations) {
+  DriverFixture f(R"(
+ds = "btree"
+mode = "dram"
+thread-mode = "parallel"
+[matrix]
+threads = [1, 8]
+[properties]
+recordcount = [100, 200, 300]
+)");
+  double clock = 1000;
+  auto runner = [&](const Configuration& c, const std::vector<std::string>&,
+                    const std::string& temp) {
+    const bool eight = value_text(*c.option("threads")) == "8";
+    clock += eight ? 16 : 2;
+    std::ofstream out(temp);
+    for (double ops : {1000.0, 2000.0}) {
+      out << nlohmann::json{{"schema_version", 1},
+                            {"metrics", {{"ops_per_sec", ops * (eight ? 8 : 1)}}}}
+                 .dump()
+          << "\n";
+    }
+    out << nlohmann::json{{"schema_version", 1},
+                          {"warmup", true},
+                          {"metrics", {{"ops_per_sec", 1}}}}
+               .dump()
+        << "\n";
+    return Outcome{Status::kOk, "", 0, 0, ""};
+  };
+  std::FILE* progress = std::fopen(f.progress_path.c_str(), "a");
+  DriverOptions o = f.options(progress);
+  o.now = [&] { return clock; };
+  EXPECT_EQ(run_sweep(f.spec, f.configs, runner, o), 0);
+  std::fclose(progress);
+  std::vector<std::string> lines;
+  for (const auto& l : lines_of(slurp(f.progress_path))) {
+    if (l.starts_with("[")) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 6u) << slurp(f.progress_path);
+  // 1 thread: 2 s each. Left after the first: two more (2 s each) and three
+  // 8-thread ones, not run yet: the mean of all, 2 s each.
+  EXPECT_TRUE(lines[0].ends_with(" ok 2.0s 1.5 Kops/s elapsed 2.0s ETA 10s")) << lines[0];
+  EXPECT_TRUE(lines[1].ends_with(" ok 2.0s 1.5 Kops/s elapsed 4.0s ETA 8.0s")) << lines[1];
+  EXPECT_TRUE(lines[2].ends_with(" ok 2.0s 1.5 Kops/s elapsed 6.0s ETA 6.0s")) << lines[2];
+  // The first 8-thread one took 16 s: the two left are estimated at 16 s each.
+  EXPECT_TRUE(lines[3].ends_with(" ok 16s 12.0 Kops/s elapsed 22s ETA 32s")) << lines[3];
+  EXPECT_TRUE(lines[4].ends_with(" ok 16s 12.0 Kops/s elapsed 38s ETA 16s")) << lines[4];
+  EXPECT_TRUE(lines[5].ends_with(" ok 16s 12.0 Kops/s elapsed 54s ETA 0.0s")) << lines[5];
+  EXPECT_NE(slurp(f.progress_path).find("sweep done in 54s"), std::string::npos);
+}
+
+// Interleaved repetitions: the ETA counts runs (one repetition each) and
+// estimates each from the runs of its thread count; a line shows its run's
+// own throughput, not the aggregate the last repetition completes.
+TEST(SweepDriver, InterleavedProgressEstimatesRunsByThreadCount) {
+  DriverFixture f(R"(
+ds = "btree"
+mode = "dram"
+thread-mode = "parallel"
+repeat = 2
+[matrix]
+threads = [1, 8]
+)");
+  double clock = 1000;
+  int run = 0;
+  auto runner = [&](const Configuration& c, const std::vector<std::string>&,
+                    const std::string& temp) {
+    const bool eight = value_text(*c.option("threads")) == "8";
+    clock += eight ? 16 : 2;
+    const double ops = (eight ? 8000.0 : 1000.0) * (run++ < 2 ? 1 : 3);  // round 2: 3x
+    std::ofstream out(temp);
+    out << nlohmann::json{{"schema_version", 1},
+                          {"context", nlohmann::json::object()},
+                          {"config", {{"repetition", 0}, {"repeat", 1}}},
+                          {"metrics", {{"ops_per_sec", ops}}}}
+               .dump()
+        << "\n";
+    return Outcome{Status::kOk, "", 0, 0, ""};
+  };
+  std::FILE* progress = std::fopen(f.progress_path.c_str(), "a");
+  DriverOptions o = f.options(progress);
+  o.interleave = true;
+  o.now = [&] { return clock; };
+  EXPECT_EQ(run_sweep(f.spec, f.configs, runner, o), 0);
+  std::fclose(progress);
+  std::vector<std::string> lines;
+  for (const auto& l : lines_of(slurp(f.progress_path))) {
+    if (l.starts_with("[")) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 4u) << slurp(f.progress_path);
+  // Rounds: 1 thread rep 1, 8 threads rep 1, 1 thread rep 2, 8 threads rep 2.
+  EXPECT_TRUE(lines[0].starts_with("[1/4] threads=1 rep 1/2 ")) << lines[0];
+  EXPECT_TRUE(lines[1].starts_with("[2/4] threads=8 rep 1/2 ")) << lines[1];
+  // Left after the first: three runs, the 8-thread ones not run yet (the mean of all: 2 s).
+  EXPECT_TRUE(lines[0].ends_with(" ok 2.0s 1.0 Kops/s elapsed 2.0s ETA 6.0s")) << lines[0];
+  EXPECT_TRUE(lines[1].ends_with(" ok 16s 8.0 Kops/s elapsed 18s ETA 18s")) << lines[1];
+  EXPECT_TRUE(lines[2].ends_with(" ok 2.0s 3.0 Kops/s elapsed 20s ETA 16s")) << lines[2];
+  EXPECT_TRUE(lines[3].ends_with(" ok 16s 24.0 Kops/s elapsed 36s ETA 0.0s")) << lines[3];
+  size_t aggregates = 0;
+  for (const auto& r : f.records()) aggregates += r.contains("aggregate") ? 1 : 0;
+  EXPECT_EQ(aggregates, 2u);
+}
+
+TEST(SweepDriver, RateOfARunPrefersItsAggregate) {
+  EXPECT_EQ(run_ops_per_sec(""), std::nullopt);
+  EXPECT_EQ(run_ops_per_sec("{\"metrics\":{\"ops\":1}}\n"), std::nullopt);
+  EXPECT_EQ(
+      run_ops_per_sec("{\"metrics\":{\"ops_per_sec\":3}}\n{\"metrics\":{\"ops_per_sec\":5}}\n"),
+      4.0);
+  EXPECT_EQ(run_ops_per_sec("{\"metrics\":{\"ops_per_sec\":3}}\n{\"aggregate\":true,"
+                            "\"metrics\":{\"ops_per_sec_mean\":7}}\n"),
+            7.0);
+  EXPECT_EQ(format_rate(850), "850 ops/s");
+  EXPECT_EQ(format_rate(12345), "12.3 Kops/s");
+  EXPECT_EQ(format_rate(4.561e6), "4.56 Mops/s");
 }
 
 TEST(SweepDriver, ResumesAfterACrashWithoutLossOrRepeats) {
@@ -832,6 +977,90 @@ keep-pool = [false, true]
   EXPECT_NE(msg.find("test.toml: pool-dir: '/no/such/dir' is not an existing directory"),
             std::string::npos)
       << msg;
+}
+
+// Interleaved: repetition 0 of every configuration, then repetition 1; one
+// group per repetition; the last repetition's group adds the aggregate.
+TEST(SweepDriver, InterleavedRepetitionsRunInRoundsAndEndInAnAggregate) {
+  DriverFixture f(kFourDram);
+  std::vector<std::pair<std::string, std::vector<std::string>>> calls;
+  FakeRun fake;
+  auto runner = [&](const Configuration& c, const std::vector<std::string>& a,
+                    const std::string& t) {
+    calls.emplace_back(c.id, a);
+    return fake(c, a, t);
+  };
+  std::FILE* progress = std::fopen(f.progress_path.c_str(), "a");
+  DriverOptions o = f.options(progress);
+  o.interleave = true;
+  EXPECT_EQ(run_sweep(f.spec, f.configs, runner, o), 0);
+  std::fclose(progress);
+  ASSERT_EQ(calls.size(), 8u);
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(calls[i].first, f.configs[i % 4].id) << i;  // rounds over the configurations
+    const auto& a = calls[i].second;
+    EXPECT_EQ(*(std::find(a.begin(), a.end(), "--repeat") + 1), "1");
+  }
+  const auto recs = f.records();
+  ASSERT_EQ(recs.size(), 4u + 4 * 2);
+  for (size_t i = 0; i < 4; ++i) {  // round 0: one record each
+    EXPECT_EQ(recs[i]["sweep"]["config_id"], f.configs[i].id);
+    EXPECT_EQ(recs[i]["sweep"]["repetition"], 0);
+    EXPECT_EQ(recs[i]["sweep"]["repetitions"], 2);
+    EXPECT_EQ(recs[i]["sweep"]["records"], 1);
+    EXPECT_EQ(recs[i]["config"]["repetition"], 0);
+    EXPECT_EQ(recs[i]["config"]["repeat"], 2);
+  }
+  for (size_t i = 0; i < 4; ++i) {  // round 1: the record and the aggregate of both
+    const auto& rec = recs[4 + 2 * i];
+    const auto& agg = recs[5 + 2 * i];
+    EXPECT_EQ(rec["config"]["repetition"], 1);
+    EXPECT_EQ(rec["sweep"]["records"], 2);
+    EXPECT_EQ(agg["aggregate"], true);
+    EXPECT_EQ(agg["sweep"]["record"], 1);
+    EXPECT_EQ(agg["metrics"]["repetitions"], 2);
+    const double a = recs[i]["metrics"]["ops_per_sec"], b = rec["metrics"]["ops_per_sec"];
+    EXPECT_DOUBLE_EQ(agg["metrics"]["ops_per_sec_mean"].get<double>(), (a + b) / 2);
+    EXPECT_FALSE(agg["config"].contains("repetition"));
+  }
+  const std::string log = slurp(f.progress_path);
+  EXPECT_NE(log.find("(8 runs)"), std::string::npos) << log;
+  EXPECT_NE(log.find("[1/8] recordcount=100 rep 1/2 ok"), std::string::npos) << log;
+  EXPECT_NE(log.find("[8/8] recordcount=400 rep 2/2 ok"), std::string::npos) << log;
+  FakeRun again;
+  EXPECT_EQ(f.run(again, false, true), 0);
+  EXPECT_TRUE(again.runs.empty());
+}
+
+TEST(SweepDriver, InterleavedSweepResumesPerRepetitionAndAggregatesAcrossInvocations) {
+  DriverFixture f(kFourDram);
+  FakeRun first;
+  first.crash_at = 5;  // dies in round 1, after the first configuration's second repetition
+  EXPECT_THROW(f.run(first, false, true), std::runtime_error);
+  ASSERT_EQ(f.records().size(), 4u + 2);
+  FakeRun second;
+  EXPECT_EQ(f.run(second, false, true), 0);
+  EXPECT_EQ(second.runs.size(), 3u);  // only the missing second repetitions
+  for (size_t i = 1; i < 4; ++i) EXPECT_EQ(second.runs[f.configs[i].id], 1);
+  int aggregates = 0;
+  for (const auto& r : f.records()) aggregates += r.contains("aggregate") ? 1 : 0;
+  EXPECT_EQ(aggregates, 4);
+}
+
+TEST(SweepDriver, InterleavedSkipCoversEveryRepetition) {
+  DriverFixture f(R"(
+ds = "btree"
+repeat = 3
+[matrix]
+mode = ["pmem-volatile", "dram"]
+)");
+  FakeRun fake;
+  EXPECT_EQ(f.run(fake, false, true), 0);
+  EXPECT_EQ(fake.runs[f.configs[0].id], 1);  // skipped once, not three times
+  EXPECT_EQ(fake.runs[f.configs[1].id], 3);
+  FakeRun retry;
+  EXPECT_EQ(f.run(retry, true, true), 0);
+  EXPECT_EQ(retry.runs, (std::map<std::string, int>{{f.configs[0].id, 1}}));
 }
 
 TEST(SweepDriver, DurationFormat) {

@@ -143,6 +143,44 @@ TEST(TraceTest, ConcurrentSlicesReadBackAsOneStream) {
   }
 }
 
+// Concurrent runs and `pmemids stream --thread-mode concurrent` take their
+// slices from one place: generated, slice t of n from seed + t; written as a
+// trace and read back, the same slices (only slice 0 loads).
+TEST(TraceTest, ConcurrentSlicesAreGeneratedSlicesAndTheirTraceCutsBackIntoThem) {
+  TempDir dir;
+  const WorkloadSpec s = spec(kMixed);
+  const RunStreams built = build_streams(s, 3, StreamShare::kSlices);
+  ASSERT_EQ(built.streams.size(), 3u);
+  std::vector<std::pair<int, std::span<const Op>>> workers;
+  for (uint32_t t = 0; t < 3; ++t) {
+    EXPECT_EQ(built.seeds[t], s.seed + t);
+    const Stream own = generate(s, s.seed + t, {t, 3});
+    EXPECT_EQ(built.streams[t].slice.index, t);
+    expect_same(built.streams[t], own, s.fieldlength);
+    workers.push_back({static_cast<int>(t), built.streams[t].ops});
+  }
+  PropertySet p;
+  for (const auto& kv : kMixed) p.set_override(kv);
+  p.set_override("tracefile=" + dir.write("c.csv", written(workers)));
+  const RunStreams cut = build_streams(p.build(), 3, StreamShare::kSlices);
+  ASSERT_EQ(cut.streams.size(), 3u);
+  for (size_t t = 0; t < 3; ++t) {
+    SCOPED_TRACE(t);
+    EXPECT_EQ(cut.streams[t].load_keys.size(), t == 0 ? s.recordcount : 0u);
+    ASSERT_EQ(cut.streams[t].ops.size(), built.streams[t].ops.size());
+    for (size_t i = 0; i < cut.streams[t].ops.size(); ++i) {
+      const Op &x = cut.streams[t].ops[i], &y = built.streams[t].ops[i];
+      ASSERT_EQ(x.key, y.key) << i;
+      ASSERT_EQ(x.type, y.type) << i;
+      ASSERT_EQ(x.value == nullptr, y.value == nullptr) << i;
+      if (x.value != nullptr) {  // a value of this slice's own pool
+        ASSERT_GE(x.value, cut.streams[t].values.get(0)) << i;
+        ASSERT_LT(x.value, cut.streams[t].values.get(1023) + s.fieldlength) << i;
+      }
+    }
+  }
+}
+
 TEST(TraceTest, PlainLinesHeaderCommentsAndYcsbKeyNames) {
   const WorkloadSpec s = spec({"recordcount=10", "insertorder=ordered"});
   const Trace trace = parse_trace(

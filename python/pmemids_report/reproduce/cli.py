@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import subprocess
@@ -29,6 +30,7 @@ import time
 from pathlib import Path
 
 from .. import load
+from ..stats import DEFAULTS
 from . import claims as claims_mod
 from . import rows as rows_mod
 from . import verdict as verdict_mod
@@ -132,9 +134,15 @@ def _typed(text: str):
 
 def parse_run_line(line: str) -> dict:
     """'pmemids run --ds btree --mode dram -p recordcount=5 ...' -> {ds: btree, ...}:
-    option keys with underscores, workload files by name, numbers as numbers."""
-    words = shlex.split(line)[2:]
+    option keys with underscores, workload files by name, numbers as numbers;
+    'pmemids micro persist --size 8:*2:64 ...' -> {bench: persist, size: '8:*2:64', ...}
+    (a micro option's value may list several values and ranges: see covers)."""
+    words = shlex.split(line)
     out: dict = {}
+    if len(words) > 2 and words[1] == "micro":
+        out["bench"] = words[2]
+        words = words[1:]
+    words = words[2:]
     i = 0
     while i < len(words):
         w = words[i]
@@ -195,13 +203,43 @@ def _check_terms(claim: Claim, scale: str, configs: list[dict]) -> None:
             for key, words in sel.terms:
                 if key in _NOT_IN_ARGUMENTS:
                     continue
-                values = [cfg[key] for cfg in configs if key in cfg]
+                # A key a configuration does not pass (a flag left off, a knob at its
+                # default) has in its records the value DEFAULTS says.
+                values = [cfg[key] if key in cfg else DEFAULTS[key] for cfg in configs
+                          if key in cfg or key in DEFAULTS]
                 if not values and words == ("none",):
                     continue
-                if not any(matches(v, w, key) for v in values for w in words):
+                if not any(covers(v, w, key) for v in values for w in words):
                     raise ClaimError(
                         f"{claim.path}: {ch.predicate}: {key}={'|'.join(words)} matches no "
                         f"configuration of its sweeps at scale {scale}")
+
+
+def covers(value, word: str, key: str) -> bool:
+    """Whether a configuration's value can produce a record matching `word`. A micro
+    option's value is a comma list of values and ranges ('seq,rand', '8:*2:8192',
+    '1:*2:N'): a word matches one of the values, or is a number within a range's
+    bounds (N: any thread count). The binary expands ranges (the sweep's range
+    parser); this only catches a word no value could match."""
+    if matches(value, word, key):
+        return True
+    if not isinstance(value, str) or ("," not in value and ":" not in value):
+        return False
+    for part in value.split(","):
+        ends = part.split(":")
+        if len(ends) == 1:
+            if matches(_typed(part), word, key):
+                return True
+            continue
+        try:
+            w = float(word)
+            lo = float(ends[0])
+            hi = math.inf if ends[-1] == "N" else float(ends[-1])
+        except ValueError:
+            continue
+        if lo <= w <= hi:
+            return True
+    return False
 
 
 class Runner:

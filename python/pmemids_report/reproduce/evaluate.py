@@ -161,7 +161,7 @@ def _grouped(check: Check, sides: list[pd.DataFrame]) -> tuple[tuple[str, ...], 
                               f"{', '.join(free)}; at least one must leave them free")
     cols = [{k: _key_of(side, k) for k in free} for side in sides]
     keys = list(dict.fromkeys(
-        tuple(cols[i][k].loc[j] for k in free) for i in full for j in sides[i].index))
+        tuple(cols[i][k].loc[j] for k in free) for i in full for j in _in_sweep_order(sides[i])))
     out = []
     for key in keys:
         parts = []
@@ -173,6 +173,12 @@ def _grouped(check: Check, sides: list[pd.DataFrame]) -> tuple[tuple[str, ...], 
             parts.append(side[mask])
         out.append((key, parts))
     return free, out
+
+
+def _in_sweep_order(side: pd.DataFrame) -> pd.Index:
+    if "sweep_index" not in side.columns:
+        return side.index
+    return side.sort_values("sweep_index", kind="stable").index
 
 
 def _one_configuration(rows: pd.DataFrame, sel: Selection, label: str) -> None:

@@ -3,7 +3,9 @@
 run_rows: the report's run rows (stats.runs: one per repetition, the configuration's
 identity in columns, context hostname/pmem/git_revision included) plus a column per
 metric the claims name, taken from the record ("a/b": metric a over metric b), and the
-context's timestamp. skipped_rows: one per configuration recorded
+context's timestamp; records of `pmemids micro` give rows of the same shape (their
+configuration's identity as micro.py groups points: micro.NOT_IDENTITY left out; the
+`numa` setting as `locality`). skipped_rows: one per configuration recorded
 as skipped or failed, its config fields and `reason`.
 
 Only records of the claim's sweeps are used: a record stamped by `pmemids sweep`
@@ -15,9 +17,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import json
+
 import pandas as pd
 
-from .. import stats
+from .. import micro, stats
 from ..load import Record
 
 
@@ -33,15 +37,41 @@ def of_sweeps(records: list[Record], sweep_files: list[Path]) -> list[Record]:
 
 
 def run_rows(records: list[Record], metrics: set[str]) -> pd.DataFrame:
-    rows = stats.runs(records)
+    parts = [stats.runs(records),
+             pd.DataFrame([_micro_row(r) for r in records if r.kind == "micro"], dtype=object)]
+    parts = [p for p in parts if not p.empty]
+    rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     if rows.empty:
         return rows
-    by_line = {(r.file, r.line): r.data for r in records if r.kind == "run"}
+    by_line = {(r.file, r.line): r.data for r in records if r.kind in ("run", "micro")}
     keys = list(zip(rows["file"], rows["line"]))
     for m in sorted(metrics):
         rows[m] = [_metric(by_line[k]["metrics"], m) for k in keys]
     rows["timestamp"] = [str(by_line[k]["context"].get("timestamp", "")) for k in keys]
+    # The configuration's place in its sweep: groups are shown in sweep order, whatever
+    # order the records arrive in (shards merged with --from interleave them).
+    rows["sweep_index"] = [_sweep_index(by_line[k]) for k in keys]
     return rows
+
+
+def _sweep_index(data: dict) -> float:
+    s = data.get("sweep")
+    i = s.get("index") if isinstance(s, dict) else None
+    return float(i) if isinstance(i, int) and not isinstance(i, bool) else float("inf")
+
+
+def _micro_row(r: Record) -> dict:
+    """A micro record as a run row: its point's identity in columns (bench included)."""
+    config = r.data["config"]
+    identity = {k: json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else v
+                for k, v in config.items() if k not in micro.NOT_IDENTITY}
+    identity.update({k: r.data["context"].get(k) for k in stats.CONTEXT_IDENTITY})
+    row = dict(identity)
+    row.update(config=identity, config_id=json.dumps(identity, sort_keys=True, default=str),
+               seed=config.get("seed"), repetition=config.get("repetition"), file=r.file,
+               line=r.line, locality=config.get("numa"),
+               ops_per_sec=_number(r.data["metrics"].get("ops_per_sec")))
+    return row
 
 
 def _metric(metrics: dict, name: str) -> float:
@@ -61,7 +91,8 @@ def skipped_rows(records: list[Record]) -> pd.DataFrame:
             continue
         config = {**stats.DEFAULTS, **r.data["config"]}
         row = {k: v for k, v in config.items() if not isinstance(v, dict | list)}
-        row["locality"] = stats.locality(config.get("cpu_node"), config.get("mem_node"))
+        row["locality"] = (config.get("numa") if config.get("kind") == "micro"
+                           else stats.locality(config.get("cpu_node"), config.get("mem_node")))
         row["reason"] = r.data.get("reason", "")
         out.append(row)
     return pd.DataFrame(out, dtype=object)

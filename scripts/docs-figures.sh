@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Re-runs every command that docs/performance.md and docs/crash.md name for a
+# figure or table ("Command: `...`"), in the order the docs give them, and
+# keeps each command's output in $PMEMIDS_FIGURES_DIR (default
+# results/docs-figures/<time>/). It does not edit the docs: compare the
+# outputs with them. Not part of scripts/test.sh (hours on 2 cores);
+# tests/cli/test_trust.py checks that every command the docs name is here.
+#
+# Usage: scripts/docs-figures.sh [section...]   (default: all sections)
+#   sections: bench harness callgrind threads latency replay libpmemobj ycsb crash domains
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh release pmemids >/dev/null
+out=${PMEMIDS_FIGURES_DIR:-results/docs-figures/$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$out" "$out/pools"
+pmemids() { build/pmemids "$@"; }
+n=0
+# Runs one command, its stdout and stderr to $out/<n>.txt.
+fig() {
+  n=$((n + 1))
+  echo "[$n] $*" >&2
+  { echo "\$ $*"; "$@"; } >"$out/$n.txt" 2>&1 || echo "[$n] exit $?" >&2
+}
+SECTIONS=("$@")
+[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj ycsb crash domains)
+has() { [[ " ${SECTIONS[*]} " == *" $1 "* ]]; }
+
+W=workloads
+if has bench; then  # performance.md: single thread, cost per op, B-tree figure 5
+  fig scripts/bench.sh --repeat 3
+fi
+
+if has harness; then  # performance.md: harness overhead
+  for _ in 1 2 3; do
+    fig pmemids run --ds blackhole --mode dram -p recordcount=1000 -p operationcount=20000000 -p readproportion=0.5 -p updateproportion=0.5 --latency-sample 0 --out "$out/harness.jsonl"
+  done
+fi
+
+if has callgrind; then  # performance.md: instructions per operation, old and new timed loop
+  fig scripts/callgrind-ops.sh --ds arraylist --mode dram -P workloads/pmemids-read -p recordcount=100000 -p operationcount=1000000 --latency-sample 0
+  fig scripts/callgrind-ops.sh --ds blackhole --mode dram -p recordcount=1000 -p operationcount=1000000 -p readproportion=0.5 -p updateproportion=0.5 --latency-sample 0
+  fig scripts/callgrind-ops.sh --ds hashtable --mode dram -P workloads/pmemids-write -p recordcount=200000 -p operationcount=500000
+  for m in pmem-persist pmem-trans; do
+    fig scripts/callgrind-ops.sh --top 8 --ds hashtable --mode $m -P $W/pmemids-write -p recordcount=100000 -p operationcount=200000
+  done
+  for v in 0 0.01; do
+    fig scripts/callgrind-ops.sh --ds blackhole --mode dram -p recordcount=1000 -p operationcount=1000000 -p readproportion=0.5 -p updateproportion=0.5 --latency-sample $v
+  done
+  for ds in btree bplustree; do
+    fig scripts/callgrind-ops.sh --branch-sim --ds $ds --mode dram -P workloads/pmemids-read -p recordcount=300000 -p operationcount=300000
+  done
+fi
+
+if has threads; then  # performance.md: thread modes
+  for w in pmemids-read pmemids-write; do
+    fig pmemids run --ds hashtable --mode dram -P workloads/$w -p recordcount=1000000 --pin compact --repeat 6 --out "$out/parallel.jsonl"
+    fig pmemids run --ds hashtable --mode dram -P workloads/$w -p recordcount=1000000 --pin compact --repeat 6 --thread-mode parallel --threads 2 --out "$out/parallel.jsonl"
+  done
+  fig pmemids run --ds hashtable --mode dram -P workloads/pmemids-read -p recordcount=200000 -p operationcount=2000000 --thread-mode parallel --threads 4 --repeat 3 --out "$out/parallel4.jsonl"
+  for t in 1 2; do
+    fig pmemids run --ds all --mode all -P workloads/pmemids-write -p recordcount=200000 -p operationcount=400000 --repeat 3 --thread-mode concurrent --threads $t --out "$out/concurrent.jsonl"
+  done
+  fig pmemids run --ds hashtable --mode dram -p recordcount=5000 -p operationcount=40000 -p readmissrate=0.1 -p readproportion=0.3 -p updateproportion=0.2 -p insertproportion=0.2 -p readmodifywriteproportion=0.1 -p deleteproportion=0.2 -p requestdistribution=zipfian --out "$out/slices.jsonl"
+  fig pmemids run --ds hashtable --mode dram -p recordcount=5000 -p operationcount=40000 -p readmissrate=0.1 -p readproportion=0.3 -p updateproportion=0.2 -p insertproportion=0.2 -p readmodifywriteproportion=0.1 -p deleteproportion=0.2 -p requestdistribution=zipfian --thread-mode concurrent --threads 2 --out "$out/slices.jsonl"
+fi
+
+if has latency; then  # performance.md: latency sampling cost, timer overhead
+  for v in 0 0.01; do
+    fig pmemids run --ds blackhole,hashtable,rbtree --mode dram -P workloads/pmemids-read -p recordcount=1000000 -p operationcount=5000000 --repeat 9 --latency-sample $v --out "$out/sampling.jsonl"
+  done
+fi
+
+if has replay; then  # performance.md: what --duration's replay costs, and its found fractions
+  for ds in blackhole arraylist; do
+    fig scripts/callgrind-ops.sh --ds $ds --mode dram -P workloads/pmemids-read -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --duration 20
+    fig scripts/callgrind-ops.sh --ds $ds --mode dram -P workloads/pmemids-read -p recordcount=100000 -p operationcount=200000 --latency-sample 0
+  done
+  fig pmemids run --ds hashtable --mode pmem-persist -P workloads/pmemids-write -p recordcount=20000 -p operationcount=20000 --duration 1 --out "$out/replay.jsonl"
+  fig pmemids run --ds hashtable --mode pmem-persist -P workloads/pmemids-write -p recordcount=20000 -p operationcount=20000 --out "$out/replay.jsonl"
+  for d in zipfian-ycsbc zipfian uniform; do
+    for dur in "" "--duration 0.5"; do
+      # shellcheck disable=SC2086  # $dur is empty or two words
+      fig pmemids run --ds bplustree --mode dram -p recordcount=5000 -p operationcount=20000 -p readmissrate=0.1 -p readproportion=0.3 -p updateproportion=0.2 -p insertproportion=0.2 -p readmodifywriteproportion=0.1 -p deleteproportion=0.2 -p requestdistribution=$d $dur --out "$out/replay-deletes.jsonl"
+    done
+  done
+fi
+
+if has libpmemobj; then  # performance.md: libpmemobj's own flushes
+  for ds in arraylist linkedlist hashtable skiplist btree bplustree rbtree; do
+    for m in pmem-persist pmem-trans; do
+      fig scripts/callgrind-ops.sh --ds $ds --mode $m -P workloads/pmemids-write -p recordcount=20000 -p operationcount=20000 --latency-sample 0
+    done
+  done
+fi
+
+if has ycsb; then  # performance.md: YCSB's zipfian against YCSB-C's
+  for w in pmemids-read pmemids-write; do
+    for d in zipfian-ycsbc zipfian; do
+      fig pmemids stream -P $W/$w -p recordcount=1000000 -p operationcount=1000000 -p requestdistribution=$d --summary
+    done
+  done
+fi
+
+if has crash; then  # crash.md
+  fig pmemids run --ds linkedlist,rbtree --mode pmem-persist,pmem-trans -p recordcount=20000 --keep-pool --pool-dir "$out/pools" --out "$out/recovery.jsonl"
+  fig pmemids run --ds linkedlist,rbtree --mode pmem-persist,pmem-trans -p recordcount=20000 --reopen --pool-dir "$out/pools" --out "$out/recovery.jsonl"
+  rm -rf "$out/pools"
+  fig pmemids crash --all --points 200 --out "$out/crash.jsonl"
+  fig pmemids crash --all --points 200 --survive random --out "$out/crash-random.jsonl"
+  fig pmemids crash --all --points 200 --model process --out "$out/crash-process.jsonl"
+  fig pmemids crash --ds rbtree,btree,bplustree,btree-embedded --mode pmem-persist --points 100000 --out "$out/crash-kinds.jsonl"
+fi
+echo "outputs in $out" >&2
+
+if has domains; then  # performance.md: the flush layer, fences, domains, instructions, what-if latency
+  for ds in hashtable bplustree; do
+    for m in dram pmem-persist pmem-trans; do
+      fig scripts/callgrind-ops.sh --ds $ds --mode $m -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0
+    done
+  done
+  fig pmemids run --ds all --mode pmem-persist -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --out "$out/fences.jsonl"
+  for ds in arraylist linkedlist hashtable skiplist btree bplustree rbtree; do
+    for domain in adr eadr; do
+      fig pmemids run --ds $ds --mode pmem-persist,pmem-trans -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --repeat 3 --domain $domain --out "$out/domains.jsonl"
+    done
+  done
+  for ds in hashtable bplustree; do
+    for flush in clwb clflushopt clflush nt; do
+      fig pmemids run --ds $ds --mode pmem-persist -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --repeat 3 --flush $flush --out "$out/flush.jsonl"
+    done
+    for profile in optane cxl; do
+      fig pmemids run --ds $ds --mode pmem-persist,pmem-trans -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --repeat 3 --pmem-profile $profile --out "$out/whatif.jsonl"
+    done
+    fig pmemids run --ds $ds --mode pmem-persist,pmem-trans -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --repeat 3 --out "$out/whatif.jsonl"
+  done
+fi

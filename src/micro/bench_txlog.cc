@@ -1,0 +1,111 @@
+// micro txlog: the cost of undo-logging ranges in libpmemobj transactions
+// (seed 003, Figure 4.10: pmemobj_tx_add_range).
+//
+// Each transaction adds --ranges-per-tx ranges of --size bytes to the undo log
+// (pmemobj_tx_add_range_direct) and commits; the ranges are distinct, cache-line
+// aligned slots of a per-thread object (64 groups of ranges used in turn).
+// An operation is one added range: --ops-per-thread ranges per thread, so
+// ops_per_sec is ranges logged per second; tx_per_sec is given too, and
+// sampled latencies are of whole transactions. The data is not modified:
+// what is measured is the snapshot and the commit. libpmemobj's own flushes
+// are not counted. Under emulated eADR libpmemobj runs with PMEM_NO_FLUSH=1.
+#include <fmt/format.h>
+#include <libpmemobj.h>
+
+#include "errors.h"
+#include "micro/bench.h"
+#include "micro/harness.h"
+#include "micro/kernels.h"
+#include "micro/region.h"
+
+namespace pmemids::micro {
+namespace {
+
+constexpr uint64_t kGroups = 64;
+
+Measurement run(const Point& p, const BenchEnv& env) {
+  const uint64_t size = static_cast<uint64_t>(p.integer("size"));
+  const uint64_t ranges = static_cast<uint64_t>(p.integer("ranges-per-tx"));
+  const uint64_t stride = (size + kLine - 1) / kLine * kLine + kLine;  // a gap between ranges
+  const uint64_t per_thread = kGroups * ranges * stride;
+  const uint64_t txs = (env.scalars.ops_per_thread + ranges - 1) / ranges;
+  const auto pool = micro_pool(
+      env.pool_dir, "txlog",
+      static_cast<uint64_t>(env.threads) * (per_thread + (1 << 20)) + (uint64_t{64} << 20));
+  PMEMobjpool* const pop = pool->handle();
+  std::vector<char*> areas;
+  for (int t = 0; t < env.threads; ++t) {
+    PMEMoid oid = OID_NULL;
+    if (pmemobj_zalloc(pop, &oid, per_thread, 0) != 0) {
+      throw RuntimeError(
+          fmt::format("cannot allocate {} bytes in the pool: {}", per_thread, pmemobj_errormsg()));
+    }
+    areas.push_back(static_cast<char*>(pmemobj_direct(oid)));
+  }
+  std::vector<std::vector<uint64_t>> samples;
+  for (int t = 0; t < env.threads; ++t) samples.push_back(thread_samples(env, t, txs));
+  Measurement m = measure(
+      env, {}, [](int) {},
+      [&](int t, const DriveControl& ctl, ThreadTally& tally) {
+        char* const area = areas[static_cast<size_t>(t)];
+        timed_loop(txs, samples[t], ctl, tally,
+                   [pop, area, ranges, stride, size](uint64_t i) -> uint64_t {
+                     uint64_t errors = pmemobj_tx_begin(pop, nullptr, TX_PARAM_NONE) != 0;
+                     char* const group = area + (i % kGroups) * ranges * stride;
+                     for (uint64_t r = 0; r < ranges && errors == 0; ++r) {
+                       errors += pmemobj_tx_add_range_direct(group + r * stride, size) != 0;
+                     }
+                     if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_commit();
+                     errors += pmemobj_tx_end() != 0;
+                     return errors;
+                   });
+      });
+  if (m.sink != 0) {
+    throw RuntimeError(fmt::format("{} transactions failed: {}", m.sink, pmemobj_errormsg()));
+  }
+  const uint64_t tx_done = m.ops;
+  m.ops *= ranges;
+  for (auto& o : m.thread_ops) o *= ranges;
+  m.bytes = m.ops * size;
+  m.counted_by = "libpmemobj: not counted";
+  m.metrics["transactions"] = tx_done;
+  m.metrics["tx_per_sec"] =
+      m.seconds > 0 ? nlohmann::json(static_cast<double>(tx_done) / m.seconds) : nlohmann::json();
+  m.config = {{"memory", "pmem"},
+              {"pool_bytes", pool->bytes()},
+              {"range_stride_bytes", stride},
+              {"transactions_per_thread", txs},
+              {"latency_of", "transaction"}};
+  return m;
+}
+
+}  // namespace
+
+BenchSpec txlog_bench() {
+  return {
+      .name = "txlog",
+      .summary = "pmemobj_tx_add_range: undo-logging ranges of each size, several per transaction",
+      .seeds = "seed 003 Figure 4.10",
+      .axes = {{.name = "size",
+                .kind = AxisKind::kSize,
+                .min = 1,
+                .max = 1 << 20,
+                .def = "8:*2:8192",
+                .quick = "64,4096",
+                .help = "Bytes per range"},
+               {.name = "ranges-per-tx",
+                .kind = AxisKind::kInteger,
+                .min = 1,
+                .max = 1024,
+                .def = "1,4,16",
+                .quick = "1,16",
+                .help = "Ranges added per transaction"},
+               threads_axis()},
+      .defaults = {.ops_per_thread = 100000, .latency_sample = 0.01},
+      .quick = {.ops_per_thread = 10000},
+      .uses_libpmem = true,
+      .run = run,
+  };
+}
+
+}  // namespace pmemids::micro

@@ -1,0 +1,289 @@
+#include "micro/driver.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <libpmem.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "backend/pool.h"
+#include "errors.h"
+#include "micro/libpmem_env.h"
+#include "micro/record.h"
+#include "run/context.h"
+#include "run/placement.h"
+#include "run/result.h"
+#include "util/file_checks.h"
+#include "util/stop_signals.h"
+
+namespace pmemids::micro {
+namespace {
+
+struct Planned {
+  const Resolved* sel;
+  Point point;
+  PersistencePolicy policy;
+  LibpmemNeed need;
+  std::vector<std::string> shown;  // axes with more than one value, for the table
+};
+
+PinPolicy parse_pin(const std::string& s) {
+  if (s == "compact") return PinPolicy::kCompact;
+  if (s == "scatter") return PinPolicy::kScatter;
+  return PinPolicy::kNone;
+}
+
+std::string default_out() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  return fmt::format("results/micro-{:%Y%m%dT%H%M%SZ}.jsonl", fmt::gmtime(now));
+}
+
+LibpmemNeed need_of(const BenchSpec& b, const Point& p, const PersistencePolicy& policy) {
+  LibpmemNeed n;
+  if (!b.uses_libpmem) return n;
+  if (policy.domain.emulated) {
+    n.no_flush = true;  // libpmem's flushes skipped as pmemids skips its own
+  } else if (policy.domain.flushes()) {
+    n.no_flush = false;
+  }
+  if (p.has("movnt-threshold"))
+    n.movnt_threshold = static_cast<uint64_t>(p.integer("movnt-threshold"));
+  return n;
+}
+
+BenchEnv make_env(const Planned& pl, const MicroOptions& o, const std::string& pool_dir,
+                  const PmemProbe& probe) {
+  BenchEnv env;
+  env.pool_dir = pool_dir;
+  env.policy = pl.policy;
+  env.probe = probe;
+  env.threads = pl.point.has("threads") ? static_cast<int>(pl.point.integer("threads")) : 1;
+  env.shared = pl.point.has("region-sharing") && pl.point.name("region-sharing") == "shared";
+  env.scalars = pl.sel->scalars;
+  env.seed = o.seed;
+  env.cpu_node = o.cpu_node;
+  env.mem_node = o.mem_node;
+  env.placement = plan_placement({.pin = parse_pin(o.pin),
+                                  .cpu_node = o.cpu_node,
+                                  .mem_node = o.mem_node,
+                                  .threads = env.threads});
+  return env;
+}
+
+nlohmann::json config_json(const Planned& pl, const BenchEnv& env, const MicroOptions& o,
+                           const std::string& pool_dir) {
+  nlohmann::json c = {{"kind", "micro"}, {"bench", pl.sel->bench->name}};
+  c.update(pl.point.to_json());
+  const Scalars& s = env.scalars;
+  const Scalars& d = pl.sel->bench->defaults;
+  if (d.ops_per_thread > 0) {
+    c["ops_per_thread"] = s.ops_per_thread;
+    c["ops_per_thread_asked"] = pl.sel->scalars.ops_per_thread;
+    c["min_time"] = s.min_time;
+  }
+  if (d.region > 0) c["region"] = s.region;
+  if (d.duration > 0) {
+    c["duration"] = s.duration;
+    c["ramp"] = s.ramp;
+  }
+  c["latency_sample"] = s.latency_sample;
+  c["threads"] = env.threads;
+  c["oversubscribed"] = env.threads > cpus_online();
+  c["seed"] = o.seed;
+  c["repeat"] = o.repeat;
+  c["warmup"] = o.warmup;
+  c["quick"] = o.quick;
+  c["pin"] = o.pin;
+  c["cpu_node"] = o.cpu_node ? nlohmann::json(*o.cpu_node) : nlohmann::json();
+  c["mem_node"] = o.mem_node ? nlohmann::json(*o.mem_node) : nlohmann::json();
+  c["pool_dir"] = pool_dir;
+  c.update(pl.policy.to_json());
+  c["libpmem_env"] = pl.need.key().empty() ? nlohmann::json() : nlohmann::json(pl.need.key());
+  return c;
+}
+
+void run_point(const Planned& pl, const MicroOptions& o, const std::string& pool_dir,
+               const PmemProbe& probe, const nlohmann::json& context, const std::string& out) {
+  const BenchSpec& b = *pl.sel->bench;
+  BenchEnv env = make_env(pl, o, pool_dir, probe);
+  for (const auto& w : env.placement.warnings) fmt::print(stderr, "pmemids: warning: {}\n", w);
+  const std::vector<std::string> cav = caveats(b, pl.point, env);
+  const std::string shown = pl.point.text(pl.shown);
+  std::vector<double> measured;
+  nlohmann::json config;
+  const uint64_t asked = env.scalars.ops_per_thread;
+  bool calibrating = asked > 0 && env.scalars.min_time > 0;
+  for (int rep = -o.warmup; rep < o.repeat; ++rep) {
+    throw_if_stopped();
+    env.repetition = rep;
+    const Measurement m = b.run(pl.point, env);
+    if (calibrating) {
+      calibrating = false;
+      if (m.seconds < env.scalars.min_time) {
+        const double f = std::ceil(1.2 * env.scalars.min_time / std::max(m.seconds, 1e-6));
+        env.scalars.ops_per_thread =
+            std::min<uint64_t>(uint64_t{1} << 34, asked * static_cast<uint64_t>(f));
+        fmt::print(stderr,
+                   "pmemids: {} {}: {:.1f} ms < --min-time {} s: --ops-per-thread {} -> {} (the "
+                   "short repetition is not recorded)\n",
+                   b.name, pl.point.text(), 1e3 * m.seconds, env.scalars.min_time, asked,
+                   env.scalars.ops_per_thread);
+        --rep;
+        continue;
+      }
+    }
+    config = config_json(pl, env, o, pool_dir);
+    config["repetition"] = rep < 0 ? rep + o.warmup : rep;
+    config.update(m.config);
+    nlohmann::json rec = make_record(b, context, config, m, cav);
+    if (rep < 0) {
+      rec["warmup"] = true;
+    } else if (rec["metrics"]["ops_per_sec"].is_number()) {
+      measured.push_back(rec["metrics"]["ops_per_sec"].get<double>());
+    }
+    append_record(out, rec);
+    print_table_row(stdout, rec, shown);
+  }
+  if (o.repeat > 1) {
+    nlohmann::json agg = make_aggregate(context, config, measured);
+    agg["kind"] = "micro";
+    agg["bench"] = b.name;
+    agg["expected_here"] = cav.empty() ? nlohmann::json() : nlohmann::json(cav.front());
+    append_record(out, agg);
+    print_table_row(stdout, agg, shown);
+  }
+}
+
+// Persistence options that mean something to run's backends but that no micro
+// bench applies: refused rather than recorded as if they had acted.
+void refuse_unapplied(const MicroOptions& o, const std::vector<Resolved>& selection) {
+  const PersistenceOptions& p = o.persistence;
+  const auto refuse = [](const std::string& what, const std::string& accepted) {
+    throw UsageError(fmt::format("{}: no micro bench applies it; accepted: {}", what, accepted));
+  };
+  if (p.pmem_write_ns || p.pmem_read_ns || !p.pmem_profile.empty()) {
+    refuse("--pmem-write-ns/--pmem-read-ns/--pmem-profile (what-if media latency)",
+           "leave them out (the micro benches measure the real primitives)");
+  }
+  if (p.flush_cold == "on") refuse("--flush-cold on", "off");
+  if (p.flush == "nt") {
+    refuse("--flush nt",
+           "clwb, clflushopt, clflush, auto (non-temporal stores are named "
+           "explicitly: store and bandwidth --access ntstore, rmw)");
+  }
+  for (const Resolved& sel : selection) {
+    const bool has_axis = std::any_of(sel.bench->axes.begin(), sel.bench->axes.end(),
+                                      [](const Axis& a) { return a.name == "movnt-threshold"; });
+    if (p.movnt_threshold && !has_axis) {
+      refuse(fmt::format("--movnt-threshold on micro {}", sel.bench->name),
+             "micro copy --movnt-threshold (the only bench whose libpmem copies use it)");
+    }
+  }
+}
+
+}  // namespace
+
+void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
+  const StartEnv& start = start_env();
+  const bool child = start.group.has_value();
+  const std::string pool_dir = resolve_pool_dir(o.pool_dir);
+  check_pool_dir(pool_dir);
+  const PmemProbe probe = probe_pool_dir(pool_dir);
+  const PersistencePolicy base =
+      resolve_persistence(o.persistence, probe.granularity == "byte" || pmem_has_auto_flush() == 1);
+  refuse_unapplied(o, selection);
+
+  // Expand and check every point before anything runs.
+  std::vector<Planned> plan;
+  for (const Resolved& sel : selection) {
+    const BenchSpec& b = *sel.bench;
+    std::vector<std::vector<Scalar>> values;
+    std::vector<std::string> shown;
+    for (size_t i = 0; i < b.axes.size(); ++i) {
+      values.push_back(parse_axis(b.axes[i], sel.axes[i].second));
+      if (values.back().size() > 1) shown.push_back(b.axes[i].name);
+    }
+    if (shown.empty() && !b.axes.empty()) shown.push_back(b.axes.front().name);
+    for (Point& p : product(b.axes, values)) {
+      Planned pl{&sel, std::move(p), base, {}, shown};
+      if (pl.point.has("movnt-threshold")) {
+        pl.policy.movnt_threshold = static_cast<uint64_t>(pl.point.integer("movnt-threshold"));
+      }
+      pl.need = need_of(b, pl.point, pl.policy);
+      for (const char* axis : {"size", "io"}) {
+        if (pl.point.has(axis) && sel.scalars.region > 0 &&
+            static_cast<uint64_t>(pl.point.integer(axis)) > sel.scalars.region) {
+          throw UsageError(
+              fmt::format("--{} {} does not fit in --region {} bytes; accepted: sizes "
+                          "up to the region",
+                          axis, pl.point.integer(axis), sel.scalars.region));
+        }
+      }
+      const BenchEnv env = make_env(pl, o, pool_dir, probe);  // refuses a bad placement
+      if (b.check != nullptr) b.check(pl.point, env);
+      plan.push_back(std::move(pl));
+    }
+  }
+
+  if (!child) {
+    if (!optimized_build()) {
+      fmt::print(stderr,
+                 "pmemids: warning: this binary was built without optimisation ({}); its timings "
+                 "do not represent the primitives\n",
+                 PMEMIDS_BUILD_TYPE);
+    }
+    if (!probe.real) {
+      fmt::print(stderr,
+                 "pmemids: warning: PMEM is EMULATED: '{}' is on {} ({} granularity, no DAX); "
+                 "media effects (256-B XPLine, XPBuffer, XPPrefetcher) cannot show. Records say "
+                 "\"pmem\": \"emulated\".\n",
+                 pool_dir, probe.fs, probe.granularity);
+    }
+    if (base.domain.emulated) {
+      fmt::print(stderr,
+                 "pmemids: warning: --domain eadr is emulated: flushes are skipped, fences kept "
+                 "(libpmem's too, through PMEM_NO_FLUSH=1 in a child)\n");
+    }
+  }
+  if (o.cpu_node) run_on_node(*o.cpu_node);
+  if (o.mem_node) bind_memory(*o.mem_node);
+
+  const nlohmann::json context = micro_context(pool_dir, probe, base);
+  const std::string out = o.out.empty() ? default_out() : o.out;
+  check_output_path(out, "--out");
+  install_stop_signals();
+  if (!child) print_table_header(stdout);
+
+  // Points run in plan order; the points this process cannot serve run in a
+  // child per requirement, when the first of them comes up. A child runs only
+  // its requirement's points.
+  std::vector<std::string> delegated;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const Planned& pl = plan[i];
+    const std::string key = pl.need.key();
+    if (child) {
+      if (key != *start.group) continue;
+      if (!pl.need.satisfied_by(start)) {
+        throw RuntimeError(fmt::format("child for {} started without that environment", key));
+      }
+    } else if (!pl.need.satisfied_by(start)) {
+      if (std::find(delegated.begin(), delegated.end(), key) != delegated.end()) continue;
+      delegated.push_back(key);
+      fmt::print(stderr, "pmemids: running the points that need {} in a child process\n", key);
+      const int code = run_group_child(pl.need);
+      if (code != 0) {
+        throw Error(code, fmt::format("the child run for {} failed (exit {}; its error is above)",
+                                      key, code));
+      }
+      continue;
+    }
+    fmt::print(stderr, "pmemids: [{}/{}] micro {} {}\n", i + 1, plan.size(), pl.sel->bench->name,
+               pl.point.text());
+    run_point(pl, o, pool_dir, probe, context, out);
+  }
+  if (!child) fmt::print(stderr, "pmemids: results appended to {}\n", out);
+}
+
+}  // namespace pmemids::micro

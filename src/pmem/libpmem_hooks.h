@@ -1,0 +1,34 @@
+// libpmemobj's own write-backs, counted and steered by pmemids.
+//
+// libpmemobj.so calls libpmem's exported pmem_flush, pmem_drain,
+// pmem_persist, pmem_memcpy, pmem_memmove, pmem_memset, pmem_msync and
+// pmem_deep_flush through its PLT. pmemids defines functions of the same
+// names (libpmem_hooks.cc) and its executables export them (the link options
+// of pmemids_core), so the dynamic linker binds libpmemobj's calls to them;
+// each counts what it writes back and fences on the calling thread
+// (lib_flushed_lines, lib_fences, lib_flushes_elided in backend/counters.h)
+// and forwards to libpmem's definitions (dlvsym(RTLD_NEXT)). libpmem's own
+// pmem_persist and copies call pmem_flush / pmem_drain through its PLT, so they
+// would reach these functions again: the wrappers call libpmem's leaves
+// instead (flush, drain, copies with PMEM_F_MEM_NODRAIN), and each write-back
+// and fence is counted once.
+//
+// When the installed domain needs no write-back (eADR, emulated or real),
+// write-backs are elided: pmem_flush does nothing, pmem_persist only fences,
+// copies and fills are made with PMEM_F_MEM_NOFLUSH and fenced as asked. Fences
+// are kept. PMEM_NO_FLUSH=1 would do the same inside libpmem, but libpmem reads
+// it in its constructor, before main(), so a run cannot set it for itself
+// (docs/design.md). pmem_msync and pmem_deep_flush are counted, never elided.
+#pragma once
+
+namespace pmemids {
+
+// Whether libpmemobj's write-backs are issued (ADR) or elided (eADR). Set by
+// install_policy() before worker threads start.
+void set_lib_flushes(bool flush);
+
+// True when libpmemobj's calls into libpmem resolve to pmemids' definitions
+// in this process (the executable exports them).
+bool lib_hooks_bound();
+
+}  // namespace pmemids
