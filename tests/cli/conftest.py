@@ -29,7 +29,10 @@ READ_ONLY = ["-p", "readproportion=1", "-p", "updateproportion=0"]
 ORDERED = ["skiplist", "btree", "btree-embedded", "bplustree", "rbtree"]
 STRUCTURES = ["arraylist", "linkedlist", "hashtable"] + ORDERED
 INTERNAL = ["ringbuffer-volatile", "lflist-harris"]  # synchronise themselves; volatile modes
-ALL_STRUCTURES = STRUCTURES + INTERNAL + ["blackhole"]
+# Seed 004's stacks (operation set stack): the combining ones synchronise themselves,
+# stack-lock runs under the concurrent mode's lock.
+STACKS = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-fc-volatile", "stack-lock"]
+ALL_STRUCTURES = STRUCTURES + INTERNAL + STACKS + ["blackhole"]
 MODES = ["dram", "pmem-volatile", "pmem-persist", "pmem-trans"]
 
 

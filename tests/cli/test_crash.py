@@ -52,7 +52,9 @@ def test_all_covers_every_structure_and_durable_mode(pmemids, pool_dir, out_path
     r = crash(pmemids, pool_dir, "--all", "--points", "2", "--out", str(out_path), *SMALL)
     assert r.returncode == 0, r.describe()
     pairs = {(x["config"]["ds"], x["config"]["mode"]) for x in read_records(out_path)}
-    assert pairs == {(d, m) for d in CRASH_STRUCTURES for m in ["pmem-persist", "pmem-trans"]}
+    durable_stacks = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-lock"]  # pmem-persist only
+    assert pairs == {(d, m) for d in CRASH_STRUCTURES for m in ["pmem-persist", "pmem-trans"]} | \
+        {(d, "pmem-persist") for d in durable_stacks}
     for x in read_records(out_path):
         if x["config"]["mode"] == "pmem-trans":
             m = x["metrics"]

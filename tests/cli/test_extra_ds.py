@@ -28,7 +28,7 @@ def examples(binary, pool_dir, out_path) -> Pmemids:
 def test_listed_with_the_built_in_structures(examples, pmemids):
     entries = {e["ds"]: e for e in json.loads(examples("list", "--json").stdout)}
     assert NAME in entries and "hashtable" in entries
-    assert entries[NAME]["operations"] == ["read", "update", "insert", "delete", "readmodifywrite"]
+    assert entries[NAME]["operations"] == ["read", "update", "insert", "readmodifywrite", "delete"]
     assert entries[NAME]["element_bytes"]["pmem-trans"] == 128
     # the structure is the example binary's only: pmemids itself is built without it
     assert NAME not in {e["ds"] for e in json.loads(pmemids("list", "--json").stdout)}
