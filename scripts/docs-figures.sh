@@ -7,7 +7,7 @@
 # tests/cli/test_trust.py checks that every command the docs name is here.
 #
 # Usage: scripts/docs-figures.sh [section...]   (default: all sections)
-#   sections: bench harness callgrind threads latency replay libpmemobj ycsb crash domains seed002
+#   sections: bench harness callgrind threads latency replay libpmemobj ycsb crash domains seed002 stacks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh release pmemids >/dev/null
@@ -22,7 +22,7 @@ fig() {
   { echo "\$ $*"; "$@"; } >"$out/$n.txt" 2>&1 || echo "[$n] exit $?" >&2
 }
 SECTIONS=("$@")
-[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj ycsb crash domains seed002)
+[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj ycsb crash domains seed002 stacks)
 has() { [[ " ${SECTIONS[*]} " == *" $1 "* ]]; }
 
 W=workloads
@@ -110,7 +110,6 @@ if has crash; then  # crash.md
   fig pmemids crash --all --points 200 --model process --out "$out/crash-process.jsonl"
   fig pmemids crash --ds rbtree,btree,bplustree,btree-embedded --mode pmem-persist --points 100000 --out "$out/crash-kinds.jsonl"
 fi
-echo "outputs in $out" >&2
 
 if has domains; then  # performance.md: the flush layer, fences, domains, instructions, what-if latency
   for ds in hashtable bplustree; do
@@ -140,3 +139,28 @@ if has seed002; then  # performance.md: seed 002's lock-free ring buffer and lis
   fig pmemids sweep sweeps/seed002-fig13-list-latency.toml --out "$out/seed002-fig13-list-latency.jsonl"
   fig pmemids sweep sweeps/seed002-fig11-lists.toml --out "$out/seed002-fig11-lists.jsonl"
 fi
+if has stacks; then  # performance.md: combining stacks (seed 004)
+  for t in 1 2 4 8 16; do
+    for ds in stack-dfc stack-dfc-flat stack-pbcomb; do
+      fig pmemids run --ds $ds --mode pmem-persist --thread-mode native --threads $t -P $W/stack-pushpop -p operationcount=200000 --repeat 3 --out "$out/stacks.jsonl"
+    done
+    fig pmemids run --ds stack-lock --mode pmem-persist --thread-mode concurrent --threads $t -P $W/stack-pushpop -p operationcount=200000 --repeat 3 --out "$out/stacks.jsonl"
+    fig pmemids run --ds stack-fc-volatile --mode dram --thread-mode native --threads $t -P $W/stack-pushpop -p operationcount=200000 --repeat 3 --out "$out/stacks.jsonl"
+  done
+  for ds in stack-dfc stack-dfc-flat; do
+    for t in 1 2 4; do
+      for p in on off; do
+        fig pmemids run --ds $ds --mode pmem-persist --thread-mode native --threads $t -P $W/stack-pushpop -p operationcount=50000 --repeat 3 --persist-requests $p --out "$out/stack-requests.jsonl"
+      done
+    done
+  done
+  for ds in stack-dfc-flat stack-pbcomb; do
+    for t in 2 4; do
+      for wait in spin yield adaptive; do
+        fig pmemids run --ds $ds --mode pmem-persist --thread-mode native --threads $t -P $W/stack-pushpop -p operationcount=20000 --repeat 3 --wait $wait --out "$out/stack-waiting.jsonl"
+        fig pmemids run --ds $ds --mode pmem-persist --thread-mode native --threads $t -P $W/stack-pushpop -p operationcount=20000 --repeat 3 --wait $wait --combiner-yield --out "$out/stack-waiting.jsonl"
+      done
+    done
+  done
+fi
+echo "outputs in $out" >&2

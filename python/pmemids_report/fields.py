@@ -45,10 +45,13 @@ METRICS: dict[str, str] = {
         # the run layer's trust (issue 10)
         "operationcount", "sum_of_rates_ops_per_sec", "thread_seconds_spread", "allowed_cpus",
         "cycles", "cpu_user_seconds", "cpu_system_seconds", "voluntary_context_switches",
-        "involuntary_context_switches"]},
+        "involuntary_context_switches",
+        # the combining stacks' context switches per operation (issue 16)
+        "voluntary_switches_per_op", "involuntary_switches_per_op"]},
     **{k: "issue 14" for k in [
         "ns_per_op", "gib_per_sec", "flushes_issued", "fences_issued", "ewr", "rwr"]},
-    **{k: "issue 16" for k in ["combining_sessions_per_op", "elimination_ratio"]},
+    **{k: "issue 16" for k in ["combining_sessions_per_op", "mean_batch_size",
+                               "elimination_ratio", "spins_per_op"]},
     # --counters perf: each event's total and <event>_per_op (null where not counted).
     **{k: "run --counters perf" for e in PERF_EVENTS for k in (e, f"{e}_per_op")},
     **{k: "run --counters perf" for k in ["llc_miss_ratio", "ipc"]},
@@ -72,6 +75,9 @@ CONFIG_KEYS = (
     "duration", "min_time", "timeline_ms", "latency_sample", "warmup", "reopen", "target",
     # structure knobs
     "load_factor", "node_keys", "max_height",
+    # combining stacks (issue 16)
+    "wait", "combiner_yield", "persist_requests", "elimination", "recycle", "combining_rounds",
+    "poolnodes", "localwork",
     # workload properties
     "recordcount", "operationcount", "readproportion", "updateproportion", "insertproportion",
     "scanproportion", "readmodifywriteproportion", "deleteproportion", "requestdistribution",

@@ -39,10 +39,15 @@ from .load import Record
 from .style import LOCALITIES, LOCKS, MODES, PERCENTILES, OP_TYPES, STRUCTURES, order_key, workload_label
 
 NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "stream_roles", "pool_dir", "pool_size",
-                "workload_files", "ignored_properties", "keep_pool", "status_interval"}
+                "workload_files", "ignored_properties", "keep_pool", "status_interval",
+                "oversubscribed"}  # a config key of combining-stack runs before metrics had it
 CONTEXT_IDENTITY = ["hostname", "pmem", "git_revision"]
 DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None, "target": None,
-            "pin": None, "cpu_node": None, "mem_node": None}
+            "pin": None, "cpu_node": None, "mem_node": None,
+            # combining stacks (issue 16): what runs before their knobs existed used
+            "wait": "adaptive", "combiner_yield": False, "persist_requests": "on",
+            "elimination": "on", "recycle": "on", "combining_rounds": 20, "poolnodes": 0,
+            "localwork": 0}
 LATENCIES = [f"latency_{op}_{p}_ns" for op in OP_TYPES for p, _ in PERCENTILES] + \
             [f"latency_{op}_mean_ns" for op in OP_TYPES]
 # Numbers per run averaged per configuration: costs, latencies and the clock's cost.

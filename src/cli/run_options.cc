@@ -123,6 +123,29 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
         return r == 0 || r >= 1e-9 ? "" : "a fraction in [1e-9, 1], or 0 to disable";
       })
       ->default_str(fmt::format("{}", kDefaultLatencySample));
+  sub->add_option("--wait", o.wait,
+                  "Combining stacks: how a thread waits for the combiner: spin, yield, adaptive "
+                  "(spin while workers <= CPUs, yield when oversubscribed)")
+      ->check(CLI::IsMember({"spin", "yield", "adaptive"}))
+      ->capture_default_str();
+  sub->add_flag("--combiner-yield", o.combiner_yield,
+                "Combining stacks: the combiner yields the CPU after each session");
+  sub->add_option("--persist-requests", o.persist_requests,
+                  "stack-dfc, stack-dfc-flat: threads persist their announcements (on) or leave "
+                  "it to the combiner (off)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  sub->add_option("--elimination", o.elimination,
+                  "Combining stacks: answer push/pop pairs of a session directly")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  sub->add_option("--recycle", o.recycle, "Combining stacks: return popped nodes to the node pool")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  sub->add_option("--combining-rounds", o.combining_rounds,
+                  "Combining stacks: passes over the requests per session")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   add_persistence_options(sub, o.persistence);
   sub->add_option("--counters", o.counters,
                   "Count over each timed phase: none, perf (hardware and software events with "

@@ -105,7 +105,8 @@ CrashWorkload crash_workload(const WorkloadSpec& spec, uint32_t threads) {
                    .threads = threads,
                    .keyrange = spec.keyrange,
                    .queueslots = spec.queueslots,
-                   .slotsize = spec.slotsize};
+                   .slotsize = spec.slotsize,
+                   .combining = with_poolnodes({}, spec.poolnodes)};
   // Kv changes each get their own value, as far as the value pool reaches.
   const bool kv = w.op_set == OpSet::kKv || w.op_set == OpSet::kOrderedKv;
   uint64_t v = 0;

@@ -69,7 +69,8 @@ struct Expectation {
   bool multi = false;
   std::vector<HistoryOp> history;
   Items initial;
-  uint64_t loaded = 0;    // load ops done (by worker 0's handle) before the history
+  uint64_t loaded = 0;    // multi: load ops done (by worker 0's handle) before the
+                          // history; single: operations acknowledged
   uint64_t capacity = 0;  // queues: the ring's slots
 };
 
@@ -144,6 +145,43 @@ PointResult in_child(F&& f, double timeout_s) {
   return r;
 }
 
+// Single-threaded runs of a detectable structure: the report for thread 0
+// must agree with the recovered contents. `e.loaded` operations were
+// acknowledged; the report describes the in-flight one (seq one above: it
+// was announced) or the last acknowledged one (the in-flight one, if any, was
+// not announced, so must not have taken effect). Returns what disagrees.
+inline std::optional<std::string> detect_single(const RecoveredOp& rep, const Expectation& e,
+                                                const Items& got) {
+  const bool inflight = !e.inflight_name.empty();
+  const bool changes = e.before != e.after;
+  if (inflight && rep.seq == e.loaded + 1) {
+    if (rep.status != RecoveredOp::kApplied) {
+      if (changes && got != e.before) return "in-flight operation reported not applied, but it is";
+      return std::nullopt;
+    }
+    if (changes && got != e.after) return "in-flight operation reported applied, but it is not";
+    if (e.inflight_name == "pop") {
+      const bool ok = !e.before.empty();
+      if (rep.ok != ok || (ok && rep.response != e.before.front().key)) {
+        return fmt::format("in-flight pop reported as returning {}, the top was {}",
+                           rep.ok ? fmt::format("{:#x}", rep.response) : "nothing",
+                           ok ? fmt::format("{:#x}", e.before.front().key) : "nothing");
+      }
+    }
+    return std::nullopt;
+  }
+  if (rep.seq == e.loaded) {
+    if (e.loaded > 0 && rep.status != RecoveredOp::kApplied) {
+      return "an acknowledged operation reported not applied";
+    }
+    if (inflight && changes && got != e.before) {
+      return "the in-flight operation took effect but was never announced";
+    }
+    return std::nullopt;
+  }
+  return fmt::format("recovery reports operation {}, {} were acknowledged", rep.seq, e.loaded);
+}
+
 // Compares the recovered contents with the expectation.
 template <class DS>
 void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e, const Items& got,
@@ -154,6 +192,12 @@ void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e
     r.lost += v.lost;
     r.half += v.half;
     if (!v.message.empty()) set_message(r, v.message);
+    if constexpr (Detectable<DS>) {
+      if (const auto wrong = detect_single(ds.recovered(0), e, got)) {
+        ++r.half;
+        set_message(r, *wrong);
+      }
+    }
     return;
   }
   std::vector<HistoryOp> h = e.history;
@@ -472,6 +516,7 @@ class Checker {
         }
         e.before = acked.items(vsize);
         e.after = e.before;
+        e.loaded = applied;
         if (q.op_index < w.ops.size()) {
           const Op& inflight = w.ops[q.op_index];
           SeqModel<S> after = acked;

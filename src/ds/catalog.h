@@ -14,6 +14,10 @@
 #include "ds/rbtree.h"
 #include "ds/ringbuffer.h"
 #include "ds/skiplist.h"
+#include "ds/stack_dfc.h"
+#include "ds/stack_fc_volatile.h"
+#include "ds/stack_lock.h"
+#include "ds/stack_pbcomb.h"
 
 namespace pmemids {
 
@@ -23,7 +27,8 @@ struct StructureList {};
 using Catalog =
     StructureList<ArrayList, LinkedList, HashTable, SkipList, BTree, BTreeEmbedded, BPlusTree,
                   RBTree, RingBufferVolatile, RingBufferTx, RingBufferTxFree, LfListHarris,
-                  LfListTlog, LfListLogfree, LfListSoft, LfListLinkfree, Blackhole>;
+                  LfListTlog, LfListLogfree, LfListSoft, LfListLinkfree, StackDfc, StackDfcFlat,
+                  StackPbcomb, StackFcVolatile, StackLock, Blackhole>;
 
 // Calls f.template operator()<DS>() for every structure of the list, in order.
 template <template <class> class... DS, class F>

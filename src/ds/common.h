@@ -48,6 +48,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "ds/combining_options.h"
 #include "ds/traits.h"
 #include "errors.h"
 #include "workload/stream.h"
@@ -67,6 +68,8 @@ struct DsOptions {
   uint64_t keyrange = 0;     // set: keys are in [1, keyrange]
   uint64_t queueslots = 0;   // queue: ring slots
   uint32_t slotsize = 0;     // queue: bytes per slot (payloads are value_size <= slotsize)
+  // Combining stacks (ds/combining.h).
+  CombiningOptions combining;
 };
 
 // count * size, or UINT64_MAX when it overflows: sizes read from a pool that is

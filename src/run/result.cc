@@ -144,6 +144,20 @@ nlohmann::json metrics_json(const RepResult& r) {
   const PersistencePolicy& policy = installed_policy();
   m["injected_write_ns_per_op"] = per_op_if(policy.write_ns > 0, r.costs.injected_write_ns);
   m["injected_read_ns_per_op"] = per_op_if(policy.read_ns > 0, r.costs.injected_read_ns);
+  // Context switches of the workers' timed phases (getrusage, run/crew.h) per
+  // operation; the combining structures' counts (ds/combining.h), null where
+  // no session ran.
+  m["voluntary_switches_per_op"] = per_op(r.usage.voluntary_switches);
+  m["involuntary_switches_per_op"] = per_op(r.usage.involuntary_switches);
+  const CostCounters& c = r.costs;
+  const bool combined = c.combine_sessions > 0;
+  const auto combining = [&](uint64_t a, uint64_t b) {
+    return combined ? ratio(static_cast<double>(a), static_cast<double>(b)) : json();
+  };
+  m["combining_sessions_per_op"] = combining(c.combine_sessions, ops);
+  m["mean_batch_size"] = combining(c.combined_ops, c.combine_sessions);
+  m["elimination_ratio"] = combining(c.eliminated_ops, c.combined_ops);
+  m["spins_per_op"] = combining(c.spins, ops);
   for (OpType type : op_types_of(r.op_set)) {
     const auto t = static_cast<size_t>(type);
     const std::string name(op_name(type));

@@ -35,6 +35,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,8 @@ struct RunRequest {
   double load_factor = 0.75;
   uint32_t max_height = 16;  // skiplist
   uint32_t node_keys = 0;    // B-tree / B+-tree keys per node; 0 = default
+  // Combining stacks; poolnodes comes from the workload.
+  CombiningOptions combining;
   const WorkloadSpec* spec = nullptr;
   ThreadMode thread_mode = ThreadMode::kSingle;
   int threads = 1;
@@ -130,7 +133,8 @@ inline DsOptions ds_options(const RunRequest& req, const Stream& st, uint64_t ca
                    .threads = static_cast<uint32_t>(shared ? req.threads : 1),
                    .keyrange = req.spec->keyrange,
                    .queueslots = req.spec->queueslots,
-                   .slotsize = req.spec->slotsize};
+                   .slotsize = req.spec->slotsize,
+                   .combining = with_poolnodes(req.combining, req.spec->poolnodes)};
 }
 
 // Loads a stream's load phase into `t` (a structure or a handle of it):
@@ -368,6 +372,36 @@ class WorkerTarget {
   DS* ds_ = nullptr;
 };
 
+// PBcomb's benchmark's local work (the `localwork` property, stacks in native
+// mode): after each operation, 1..n pause instructions, n drawn from a
+// per-worker xorshift generator (no clock, no allocation, no lock).
+template <class T>
+class LocalWork {
+ public:
+  LocalWork(T& t, uint32_t n, uint64_t seed) : t_(t), n_(n), x_(seed | 1) {}
+  bool push(uint64_t id) {
+    const bool r = t_.push(id);
+    spin();
+    return r;
+  }
+  bool pop(uint64_t& id) {
+    const bool r = t_.pop(id);
+    spin();
+    return r;
+  }
+
+ private:
+  void spin() {
+    x_ ^= x_ << 13;
+    x_ ^= x_ >> 7;
+    x_ ^= x_ << 17;
+    for (uint64_t i = 0, k = 1 + x_ % n_; i < k; ++i) __builtin_ia32_pause();
+  }
+  T& t_;
+  uint64_t n_;
+  uint64_t x_;
+};
+
 }  // namespace detail
 
 // single and parallel: an instance per worker, no lock.
@@ -417,6 +451,14 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, uint6
         targets[t].bind(*inst.ds, t);
       },
       [&](int t, const DriveControl& ctl) {
+        if constexpr (DS<B>::kOpSet == OpSet::kStack && std::is_same_v<Lock, NoLock>) {
+          if (req.spec->localwork > 0) {
+            detail::LocalWork w(targets[t].get(), req.spec->localwork,
+                                req.spec->seed + static_cast<uint64_t>(t));
+            detail::timed_drive<OpSet::kStack>(w, lock, req, req.feeds[t], ctl, outs[t]);
+            return;
+          }
+        }
         detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), lock, req, req.feeds[t], ctl, outs[t]);
       });
   RepResult r{.op_set = DS<B>::kOpSet, .mode = B::kMode};
@@ -430,6 +472,11 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, uint6
 // and loaded by the calling thread (whose memory policy run() has set).
 template <template <class> class DS, class B>
 RepResult run_rep(const RunRequest& req) {
+  if (req.spec->localwork > 0 && req.thread_mode != ThreadMode::kNative) {
+    throw UsageError(
+        "localwork spins between a worker's operations outside any lock: it needs "
+        "--thread-mode native (the combining stacks)");
+  }
   if (req.thread_mode == ThreadMode::kSingle || req.thread_mode == ThreadMode::kParallel) {
     return run_instances<DS, B>(req);
   }

@@ -191,6 +191,8 @@ const std::map<std::string, Setter>& setters() {
       {"consumers", int_field(&WorkloadSpec::consumers, 0, 1024)},
       {"queueslots", uint_field(&WorkloadSpec::queueslots, 1, uint64_t{1} << 32)},
       {"slotsize", u32_field(&WorkloadSpec::slotsize, 1, 1 << 24)},
+      {"poolnodes", uint_field(&WorkloadSpec::poolnodes, 0, uint64_t{1} << 36)},
+      {"localwork", u32_field(&WorkloadSpec::localwork, 0, 1 << 20)},
   };
   return table;
 }
@@ -242,6 +244,8 @@ const std::map<std::string, std::vector<OpSet>>& op_set_keys() {
       {"consumers", {kQueue}},
       {"queueslots", {kQueue}},
       {"slotsize", {kQueue}},
+      {"poolnodes", {kStack}},
+      {"localwork", {kStack}},
   };
   return keys;
 }
@@ -462,6 +466,8 @@ nlohmann::json WorkloadSpec::to_json() const {
       {"producers", producers < 0 ? nlohmann::json() : nlohmann::json(producers)},
       {"consumers", consumers < 0 ? nlohmann::json() : nlohmann::json(consumers)},
       {"queueslots", queueslots},
+      {"poolnodes", poolnodes},
+      {"localwork", localwork},
       {"slotsize", slotsize},
       {"tracefile", tracefile.empty() ? nlohmann::json() : nlohmann::json(tracefile)},
       {"traceload", traceload},

@@ -18,7 +18,9 @@
 //   queue  pushproportion, popproportion; recordcount elements pushed before
 //          timing; producers/consumers split the workers that share one
 //          instance; queueslots, slotsize size the ring
-//   stack  pushproportion, popproportion; recordcount elements pushed first
+//   stack  pushproportion, popproportion; recordcount elements pushed first;
+//          poolnodes sizes the node pool, localwork spins 1..N pauses
+//          between a worker's operations (PBcomb's benchmark)
 // pushpoppairs=true (queue, stack) makes each stream alternate push, pop
 // instead of drawing at random (needs pushproportion = popproportion = 0.5).
 // A key that belongs to other operation sets only, given explicitly, is an
@@ -75,6 +77,8 @@ struct WorkloadSpec {
   int64_t consumers = -1;           // queue: workers that only pop; -1: the others
   uint64_t queueslots = 32768;      // queue: ring slots
   uint32_t slotsize = 4096;         // queue: bytes per ring slot
+  uint64_t poolnodes = 0;           // stack: node pool size; 0: derived from the pushes
+  uint32_t localwork = 0;           // stack: random spin 1..localwork between operations; 0: none
 
   // The operation set a structure must implement: operationset, except that a
   // kv workload with scans needs ordered-kv.

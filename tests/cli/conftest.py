@@ -34,7 +34,10 @@ INTERNAL = ["ringbuffer-volatile", "lflist-harris"]  # synchronise themselves; v
 DURABLE_INTERNAL = ["ringbuffer-tx", "ringbuffer-txfree", "lflist-tlog", "lflist-logfree",
                     "lflist-soft", "lflist-linkfree"]
 EADR_ONLY = ["ringbuffer-txfree", "lflist-logfree"]
-ALL_STRUCTURES = STRUCTURES + INTERNAL + DURABLE_INTERNAL + ["blackhole"]
+# Seed 004's stacks (operation set stack): the combining ones synchronise themselves,
+# stack-lock runs under the concurrent mode's lock.
+STACKS = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-fc-volatile", "stack-lock"]
+ALL_STRUCTURES = STRUCTURES + INTERNAL + DURABLE_INTERNAL + STACKS + ["blackhole"]
 MODES = ["dram", "pmem-volatile", "pmem-persist", "pmem-trans"]
 
 

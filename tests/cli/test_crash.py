@@ -54,11 +54,12 @@ def test_all_covers_every_structure_and_durable_mode(pmemids, pool_dir, out_path
               "-p", "operationcount=40")
     assert r.returncode == 0, r.describe()
     pairs = {(x["config"]["ds"], x["config"]["mode"]) for x in read_records(out_path)}
-    # The durable lock-free structures in their one mode; the eADR-only ones
-    # are left out under ADR (they would fail: --unsafe runs them).
+    # The durable lock-free structures and stacks in their one mode; the
+    # eADR-only ones are left out under ADR (they would fail: --unsafe runs them).
     durable = set(DURABLE_INTERNAL) - set(EADR_ONLY)
+    durable_stacks = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-lock"]  # pmem-persist only
     assert pairs == ({(d, m) for d in CRASH_STRUCTURES for m in ["pmem-persist", "pmem-trans"]}
-                     | {(d, "pmem-persist") for d in durable})
+                     | {(d, "pmem-persist") for d in durable | set(durable_stacks)})
     for x in read_records(out_path):
         if x["config"]["mode"] == "pmem-trans":
             m = x["metrics"]

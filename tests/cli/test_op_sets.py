@@ -162,7 +162,8 @@ def test_kv_records_keep_their_fields(pmemids):
 @pytest.mark.parametrize("workload", ["stack-pushpop", "stack-random"])
 def test_stack_workloads_need_a_stack(pmemids, workload):
     r = pmemids.run("--ds", "hashtable", "--mode", "dram", "-P", WORKLOADS / workload, *SMALL)
-    expect_usage_error(r, "cannot run an operationset=stack workload", "structures that can: none")
+    expect_usage_error(r, "cannot run an operationset=stack workload",
+                       "structures that can: stack-dfc, stack-dfc-flat, stack-pbcomb")
 
 
 def test_native_mode_refuses_external_structures_naming_internal_ones(pmemids):

@@ -34,6 +34,12 @@ SHIPPED = {
     "fig9-numa.toml": {"default": 112, "quick": 112, "paper": 112},
     "seed002-r5-flush-cold.toml": {"default": 14, "quick": 14, "paper": 14},
     "seed003-readmissrate.toml": {"default": 8, "quick": 8, "paper": 8},
+    "seed004-numa.toml": {"default": 4, "quick": 4, "paper": 8},
+    "seed004-numa-spread.toml": {"default": 4, "quick": 4, "paper": 8},
+    "seed004-requests.toml": {"default": 60, "quick": 60, "paper": 100},
+    "seed004-smt.toml": {"default": 8, "quick": 8, "paper": 16},
+    "seed004-stacks.toml": {"default": 15, "quick": 15, "paper": 25},
+    "seed004-waiting.toml": {"default": 108, "quick": 108, "paper": 180},
     "table3-llc.toml": {"default": 15, "quick": 15, "paper": 15},
     "table3-llc-sim.toml": {"default": 45, "quick": 30, "paper": 150},
     "seed002-fig11-lists.toml": {"default": 360, "quick": 32, "paper": 360},
@@ -121,6 +127,13 @@ def test_shipped_sweep_files_expand(pmemids, name, scale):
     assert all(l.startswith("pmemids run ") for l in lines)
     assert len(set(lines)) == len(lines)
     if "--counters" in lines[0]:  # Table III: its own scales (docs/counters.md)
+        return
+    if "stack-pushpop" in lines[0]:  # seed 004: stacks start empty; its paper size is 1M pairs
+        assert all("recordcount" not in l for l in lines)
+        if scale == "paper":
+            assert all("operationcount=2000000" in l and "--repeat 10" in l for l in lines)
+        if scale == "quick":
+            assert all("--min-time 0.2" in l and "--repeat 3" in l for l in lines)
         return
     if scale == "paper" and name not in SEED_002:
         assert all("recordcount=1000000" in l and "operationcount=1000000" in l for l in lines)

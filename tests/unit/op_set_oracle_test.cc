@@ -9,6 +9,7 @@
 
 #include "durable_fixtures.h"
 #include "oracle_driver.h"
+#include "stack_pairs.h"
 #include "test_support.h"
 
 namespace pmemids::test {
@@ -126,7 +127,8 @@ TYPED_TEST(SetOracle, MatchesStdSet) {
 
 template <class P>
 using StackOracle = OpSetOracle<P>;
-using StackPairs = ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(TestStack)>;
+using StackPairs =
+    ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(TestStack), PMEMIDS_SEED004_STACK_PAIRS>;
 TYPED_TEST_SUITE(StackOracle, StackPairs, PairName);
 
 TYPED_TEST(StackOracle, ExactLifo) {
@@ -134,9 +136,10 @@ TYPED_TEST(StackOracle, ExactLifo) {
   using DS = typename TypeParam::DS;
   DsOptions o = this->options();
   o.capacity = 64;
+  o.combining.poolnodes = 64;  // the node pool of seed 004's stacks
   B b(this->dir_.spec(DS::kName, B::kMode));
   DS ds(b, o);
-  auto h = ds.handle(0);
+  auto&& h = worker_target(ds, 0);
   std::vector<uint64_t> oracle;
   Rng rng(3);
   uint64_t next = 1;

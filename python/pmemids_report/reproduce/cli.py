@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from .. import load
+from ..stats import DEFAULTS
 from . import claims as claims_mod
 from . import rows as rows_mod
 from . import verdict as verdict_mod
@@ -202,7 +203,10 @@ def _check_terms(claim: Claim, scale: str, configs: list[dict]) -> None:
             for key, words in sel.terms:
                 if key in _NOT_IN_ARGUMENTS:
                     continue
-                values = [cfg[key] for cfg in configs if key in cfg]
+                # A key a configuration does not pass (a flag left off, a knob at its
+                # default) has in its records the value DEFAULTS says.
+                values = [cfg[key] if key in cfg else DEFAULTS[key] for cfg in configs
+                          if key in cfg or key in DEFAULTS]
                 if not values and words == ("none",):
                     continue
                 if not any(covers(v, w, key) for v in values for w in words):

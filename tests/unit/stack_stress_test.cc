@@ -1,0 +1,164 @@
+// Concurrent stress of seed 004's combining stacks (kInternal), in the thread
+// suite that scripts/test.sh also runs under ThreadSanitizer: value
+// conservation (every pushed id popped at most once, popped or still there,
+// pops of an empty stack reported as such), invariants and pool accounting
+// after the run, linearizability of short recorded histories
+// (crash/linearizability.h), and the native thread mode end to end.
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "crash/linearizability.h"
+#include "run/registry.h"
+#include "stack_pairs.h"
+#include "workload/generators.h"
+#include "workload/properties.h"
+
+namespace pmemids::test {
+namespace {
+
+#ifdef PMEMIDS_TSAN
+constexpr int kOpsPerThread = 2000;
+constexpr int kRounds = 15;
+#else
+constexpr int kOpsPerThread = 20000;
+constexpr int kRounds = 60;
+#endif
+
+template <class F>
+void on_threads(int n, F&& f) {
+  std::vector<std::thread> ts;
+  for (int t = 0; t < n; ++t) ts.emplace_back([&, t] { f(t); });
+  for (auto& th : ts) th.join();
+}
+
+template <class P>
+class StackStress : public ::testing::Test {
+ protected:
+  ScratchDir dir_;
+};
+using CombiningStressPairs =
+    ::testing::Types<Pair<StackDfc, DramBackend>, Pair<StackDfc, PersistBackend>,
+                     Pair<StackDfcFlat, DramBackend>, Pair<StackDfcFlat, PersistBackend>,
+                     Pair<StackPbcomb, DramBackend>, Pair<StackPbcomb, PersistBackend>,
+                     Pair<StackFcVolatile, DramBackend>>;
+TYPED_TEST_SUITE(StackStress, CombiningStressPairs, PairName);
+
+TYPED_TEST(StackStress, EveryPushedValueIsPoppedAtMostOnce) {
+  using B = typename TypeParam::B;
+  using DS = typename TypeParam::DS;
+  constexpr int kThreads = 4;
+  for (WaitPolicy wait : {WaitPolicy::kSpin, WaitPolicy::kYield}) {
+    DsOptions o{
+        .capacity = uint64_t{kThreads} * kOpsPerThread, .value_size = 8, .threads = kThreads};
+    o.combining.wait = wait;
+    B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, wait_policy_name(wait)), B::kMode));
+    DS ds(b, o);
+    std::vector<std::vector<uint64_t>> popped(kThreads);
+    std::vector<uint64_t> pushed(kThreads), empty(kThreads);
+    on_threads(kThreads, [&](int t) {
+      auto h = ds.handle(t);
+      Rng rng(static_cast<uint64_t>(t) + 1);
+      for (int i = 0; i < kOpsPerThread; ++i) {
+        if (rng.uniform01() < 0.5) {
+          ASSERT_TRUE(h.push((uint64_t{static_cast<uint32_t>(t)} << 32) | (pushed[t] + 1)));
+          ++pushed[t];
+        } else {
+          uint64_t id = 0;
+          if (h.pop(id)) {
+            popped[t].push_back(id);
+          } else {
+            ++empty[t];
+          }
+        }
+      }
+    });
+    std::multiset<uint64_t> seen;
+    for (const auto& v : popped) seen.insert(v.begin(), v.end());
+    uint64_t left = 0;
+    ds.for_each([&](uint64_t id) {
+      seen.insert(id);
+      ++left;
+    });
+    uint64_t total = 0;
+    for (int t = 0; t < kThreads; ++t) {
+      total += pushed[t];
+      for (uint64_t i = 1; i <= pushed[t]; ++i) {
+        ASSERT_EQ(seen.count((uint64_t{static_cast<uint32_t>(t)} << 32) | i), 1u)
+            << "thread " << t << "'s push " << i << " must be popped once or be left";
+      }
+    }
+    EXPECT_EQ(seen.size(), total) << "no value appears that was never pushed";
+    EXPECT_EQ(ds.check(), left);
+  }
+}
+
+TYPED_TEST(StackStress, ShortHistoriesAreLinearizable) {
+  using B = typename TypeParam::B;
+  using DS = typename TypeParam::DS;
+  for (int round = 0; round < kRounds; ++round) {
+    const DsOptions o{.capacity = 64, .value_size = 8, .threads = 3};
+    B b(this->dir_.spec(fmt::format("{}-{}", DS::kName, round), B::kMode));
+    DS ds(b, o);
+    std::atomic<uint64_t> clock{0};
+    std::vector<std::vector<HistoryOp>> per(3);
+    on_threads(3, [&](int t) {
+      auto h = ds.handle(t);
+      Rng rng(static_cast<uint64_t>(round) * 31 + static_cast<uint64_t>(t));
+      for (int i = 0; i < 15; ++i) {
+        HistoryOp op{.thread = static_cast<uint32_t>(t)};
+        op.invoke = clock.fetch_add(1);
+        if (rng.uniform01() < 0.55) {
+          op.type = OpType::kPush;
+          op.arg = static_cast<uint64_t>(t) * 100 + static_cast<uint64_t>(i) + 1;
+          op.ok = h.push(op.arg);
+        } else {
+          op.type = OpType::kPop;
+          op.ok = h.pop(op.out);
+        }
+        op.response = clock.fetch_add(1);
+        per[t].push_back(op);
+      }
+    });
+    std::vector<HistoryOp> all;
+    for (const auto& v : per) all.insert(all.end(), v.begin(), v.end());
+    std::vector<uint64_t> final;
+    ds.for_each([&](uint64_t id) { final.insert(final.begin(), id); });  // bottom first
+    const LinResult r = check_sequence_history(OpSet::kStack, all, {}, final);
+    ASSERT_TRUE(r.ok) << "round " << round << ": " << r.why;
+  }
+}
+
+// Native mode through the registry, seed 004's push-pop pairs: every
+// operation counted, every pop finds an element (each worker pops after its
+// own push), combining metrics observed.
+TEST(StackNativeMode, PushPopPairsThroughTheRegistry) {
+  ScratchDir dir;
+  PropertySet p;
+  p.load_file(std::string(PMEMIDS_SOURCE_DIR) + "/workloads/stack-pushpop");
+  p.set_override("operationcount=20000");
+  const WorkloadSpec spec = p.build();
+  for (const char* name : {"stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-fc-volatile"}) {
+    const auto shapes = plan_streams(spec, 2, true);
+    std::vector<Stream> streams;
+    RunRequest req{.pool_dir = dir.path(),
+                   .spec = &spec,
+                   .thread_mode = ThreadMode::kNative,
+                   .threads = 2,
+                   .placement = Placement{.thread_cpus = std::vector<std::vector<int>>(2)}};
+    streams.reserve(shapes.size());
+    for (size_t t = 0; t < shapes.size(); ++t) {
+      streams.push_back(generate(spec, spec.seed + t, shapes[t]));
+      req.feeds.push_back({&streams.back(), {}});
+    }
+    const RepResult r = find_ds(name).run[static_cast<int>(Mode::kDram)](req);
+    EXPECT_EQ(r.tally.total(), spec.operationcount) << name;
+    const auto pops = static_cast<size_t>(OpType::kPop);
+    EXPECT_EQ(r.tally.found[pops], r.tally.count[pops]) << name << ": a pop follows a push";
+    EXPECT_GT(r.costs.combine_sessions, 0u) << name;
+    EXPECT_EQ(r.costs.combined_ops, spec.operationcount) << name << ": every op served once";
+  }
+}
+
+}  // namespace
+}  // namespace pmemids::test
