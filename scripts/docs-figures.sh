@@ -105,9 +105,9 @@ if has crash; then  # crash.md
   fig pmemids run --ds linkedlist,rbtree --mode pmem-persist,pmem-trans -p recordcount=20000 --keep-pool --pool-dir "$out/pools" --out "$out/recovery.jsonl"
   fig pmemids run --ds linkedlist,rbtree --mode pmem-persist,pmem-trans -p recordcount=20000 --reopen --pool-dir "$out/pools" --out "$out/recovery.jsonl"
   rm -rf "$out/pools"
-  fig pmemids crash --all --points 200 --out "$out/crash.jsonl"
-  fig pmemids crash --all --points 200 --survive random --out "$out/crash-random.jsonl"
-  fig pmemids crash --all --points 200 --model process --out "$out/crash-process.jsonl"
+  fig pmemids crash --all --unsafe --points 200 --out "$out/crash.jsonl"
+  fig pmemids crash --all --unsafe --points 200 --survive random --out "$out/crash-random.jsonl"
+  fig pmemids crash --all --unsafe --points 200 --model process --out "$out/crash-process.jsonl"
   fig pmemids crash --ds rbtree,btree,bplustree,btree-embedded --mode pmem-persist --points 100000 --out "$out/crash-kinds.jsonl"
 fi
 

@@ -235,9 +235,12 @@ void crash(const CrashCliOptions& o) {
         "store not written back and fenced is lost already)",
         policy.domain.label()));
   }
-  // --all leaves out designs not crash-consistent under the resolved domain
-  // (named with --unsafe, they are negative controls).
-  if (o.all) drop_unsafe_pairs(pairs, policy.domain.domain, o.unsafe);
+  // --all leaves out designs not crash-consistent under the resolved domain and
+  // modes not failure-atomic by design (with --unsafe, they are negative controls).
+  if (o.all) {
+    drop_unsafe_pairs(pairs, policy.domain.domain, o.unsafe);
+    drop_torn_pairs(pairs, o.unsafe);
+  }
   for (const auto& [e, m] : pairs) check_domain(*e, m, policy.domain.domain, o.unsafe);
   install_policy(policy);
   warn_policy(policy);
@@ -337,8 +340,9 @@ void add_crash_command(CLI::App& app) {
       ->check(non_empty())
       ->default_str("none: give --ds or --all");
   sub->add_flag("--all", o->all,
-                "Every structure crash-consistent under the domain, or every one with --unsafe "
-                "(with every durable mode unless --mode)");
+                "Every (structure, durable mode) that claims crash consistency under the domain "
+                "(not the torn_modes of `list --json`), or every one with --unsafe (with every "
+                "durable mode unless --mode)");
   sub->add_option("--mode", o->mode, "pmem-persist, pmem-trans, or both comma-separated")
       ->check(non_empty())
       ->default_str("the durable modes each structure supports");
@@ -385,8 +389,9 @@ void add_crash_command(CLI::App& app) {
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   sub->add_flag("--unsafe", o->unsafe,
-                "Test a structure under a domain it is not crash-consistent in (a negative "
-                "control: violations are expected)");
+                "Test a structure under a domain it is not crash-consistent in, and with --all "
+                "also the modes not failure-atomic by design (negative controls: violations are "
+                "expected)");
   sub->add_flag("--fail-on-violation", o->fail_on_violation,
                 "Exit 3 when any crash point failed (for CI)");
   add_persistence_options(sub, o->persistence);

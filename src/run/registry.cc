@@ -125,6 +125,20 @@ void drop_unsafe_pairs(std::vector<std::pair<const DsEntry*, Mode>>& pairs, Doma
   });
 }
 
+void drop_torn_pairs(std::vector<std::pair<const DsEntry*, Mode>>& pairs, bool unsafe) {
+  if (unsafe) return;
+  std::erase_if(pairs, [](const std::pair<const DsEntry*, Mode>& p) {
+    const auto& [e, m] = p;
+    if (e->failure_atomic(m)) return false;
+    fmt::print(stderr,
+               "pmemids: note: skipping {} in {} (not failure-atomic by design: unlogged "
+               "in-place multi-word changes, docs/crash.md; name it or pass --unsafe to test "
+               "it)\n",
+               e->name, mode_name(m));
+    return true;
+  });
+}
+
 void check_thread_mode(const DsEntry& e, ThreadMode tm) {
   if (tm == ThreadMode::kNative && e.sync != Sync::kInternal) {
     throw UsageError(fmt::format(

@@ -83,4 +83,12 @@ void check_thread_mode(const DsEntry& e, ThreadMode tm);
 // (then they run as negative controls, as named ones do).
 void drop_unsafe_pairs(std::vector<std::pair<const DsEntry*, Mode>>& pairs, Domain d, bool unsafe);
 
+// For pairs chosen by `crash --all`: also drops the (structure, mode) pairs not
+// failure-atomic by design (DsEntry::torn_modes: the pmem-persist trees, whose
+// in-place multi-word changes are unlogged in every domain), with a note on
+// stderr naming each, unless `unsafe`. `--all` then tests exactly the claims
+// the structures make, so a violation it reports is a bug; the torn pairs stay
+// testable by name or with --unsafe.
+void drop_torn_pairs(std::vector<std::pair<const DsEntry*, Mode>>& pairs, bool unsafe);
+
 }  // namespace pmemids

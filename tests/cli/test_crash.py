@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,13 @@ def test_table_and_record(pmemids, pool_dir, out_path):
     assert list(pool_dir.iterdir()) == []
 
 
+def torn_pairs(pmemids) -> set:
+    """The (structure, mode) pairs `list --json` declares not failure-atomic by design."""
+    r = pmemids("list", "--json")
+    assert r.returncode == 0, r.describe()
+    return {(e["ds"], m) for e in json.loads(r.stdout) for m in e["torn_modes"]}
+
+
 def test_all_covers_every_structure_and_durable_mode(pmemids, pool_dir, out_path):
     # recordcount does not apply to the set structures --all now includes.
     r = crash(pmemids, pool_dir, "--all", "--points", "2", "--out", str(out_path),
@@ -55,16 +63,36 @@ def test_all_covers_every_structure_and_durable_mode(pmemids, pool_dir, out_path
     assert r.returncode == 0, r.describe()
     pairs = {(x["config"]["ds"], x["config"]["mode"]) for x in read_records(out_path)}
     # The durable lock-free structures and stacks in their one mode; the
-    # eADR-only ones are left out under ADR (they would fail: --unsafe runs them).
+    # eADR-only ones are left out under ADR (they would fail: --unsafe runs them),
+    # and so are the modes not failure-atomic by design, each named on stderr.
     durable = set(DURABLE_INTERNAL) - set(EADR_ONLY)
     durable_stacks = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-lock"]  # pmem-persist only
+    torn = torn_pairs(pmemids)
+    assert torn, "the pmem-persist trees are declared torn"
     assert pairs == ({(d, m) for d in CRASH_STRUCTURES for m in ["pmem-persist", "pmem-trans"]}
-                     | {(d, "pmem-persist") for d in durable | set(durable_stacks)})
+                     | {(d, "pmem-persist") for d in durable | set(durable_stacks)}) - torn
+    for d, m in torn:
+        assert f"skipping {d} in {m} (not failure-atomic by design" in r.stderr, r.describe()
     for x in read_records(out_path):
+        assert x["config"]["failure_atomic"] is True, x
         if x["config"]["mode"] == "pmem-trans":
             m = x["metrics"]
             assert m["recovered"] == m["points"] == 2, x
             assert m["lost_acknowledged"] == m["half_applied"] == m["leaked_objects"] == 0, x
+
+
+def test_all_unsafe_adds_the_torn_modes_and_eadr_only_designs(pmemids, pool_dir, out_path):
+    r = crash(pmemids, pool_dir, "--all", "--unsafe", "--mode", "pmem-persist", "--points", "1",
+              "--out", str(out_path), "-p", "operationcount=20")
+    assert r.returncode == 0, r.describe()
+    recs = read_records(out_path)
+    pairs = {(x["config"]["ds"], x["config"]["mode"]) for x in recs}
+    torn = torn_pairs(pmemids)
+    assert torn <= pairs
+    assert {(d, "pmem-persist") for d in EADR_ONLY} <= pairs
+    assert "skipping" not in r.stderr
+    for x in recs:
+        assert x["config"]["failure_atomic"] == ((x["config"]["ds"], "pmem-persist") not in torn), x
 
 
 def test_process_model_and_survive_are_recorded(pmemids, pool_dir, out_path):
