@@ -69,6 +69,9 @@
 //                             are ordered before later stores (counted as one
 //                             persist)
 //   b.persist(p, n)           flush + drain
+//   b.flush_cold(p, n)        write back a cold payload the design makes durable
+//                             otherwise: only under eADR with --flush-cold on
+//                             (seed 002's Figure 15); not ordered
 //   b.relax()                 one spin-wait iteration (pause); a scheduling
 //                             point for the crash checker's cooperative threads:
 //                             every wait loop must call it

@@ -318,6 +318,16 @@ class DurableBackend : public ObjBackendBase {
     hook_.sync_point();
     __builtin_ia32_pause();
   }
+  // A cold value payload (not read again soon: a ring slot, a value) the
+  // design makes durable otherwise (its fence under eADR, a commit or its own
+  // write-back under ADR): written back only where --flush-cold asks for it,
+  // i.e. under eADR with --flush-cold on (seed 002's R5, Figure 15). Not
+  // ordered: the design's next fence or commit orders it.
+  void flush_cold(const void* p, size_t n) {
+    if (!fl_.writes_back(false) && fl_.writes_back(true) && fl_.flush(p, n, true)) {
+      hook_.flushed(p, n);
+    }
+  }
 
   // Runs f in a libpmemobj transaction whatever the mode (nested calls join
   // the outer one): for designs whose algorithm is transactional. An exception
@@ -559,7 +569,7 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
   // commit, which orders it, writes back nothing).
   void write_value(void* dst, const void* src, size_t n) {
     write(dst, src, n);
-    write_back_cold(dst, n);
+    this->flush_cold(dst, n);
   }
   void move(void* dst, const void* src, size_t n) {
     this->tx_snapshot(dst, n);
@@ -582,16 +592,7 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
   void seal(const void*, size_t) {}
   // A new object's value payload: written back under eADR with --flush-cold on
   // (under ADR the commit writes new objects back).
-  void seal_value(const void* p, size_t n) { write_back_cold(p, n); }
-
- private:
-  // Writes back a cold value payload where only --flush-cold asks for it (eADR):
-  // the transaction's commit orders it.
-  void write_back_cold(const void* p, size_t n) {
-    if (!fl_.writes_back(false) && fl_.writes_back(true) && fl_.flush(p, n, true)) {
-      hook_.flushed(p, n);
-    }
-  }
+  void seal_value(const void* p, size_t n) { this->flush_cold(p, n); }
 };
 using TransBackend = TransBackendT<NoShadow>;
 

@@ -139,6 +139,7 @@ class PlainBackend {
   void flush(const void*, size_t) {}
   void drain() {}
   void persist(const void*, size_t) {}
+  void flush_cold(const void*, size_t) {}
   void relax() { __builtin_ia32_pause(); }
 
  private:

@@ -42,7 +42,9 @@
 // others' increments). A slot's stamp says what it holds: 0 never written,
 // p + 1 element p (live), (p + 1) | kConsumed element p popped. A push
 // writes {id, payload} and stamp p + 1 as one failure-atomic step before it
-// returns; a pop stamps its slot consumed before it returns.
+// returns; a pop stamps its slot consumed before it returns. Under eADR with
+// --flush-cold on, a push also writes its slot back (seed 002's Figure 15: the
+// slots have low temporal locality); the commit or the stamp's fence orders it.
 // What a crash can leave: pushes that claimed a position but never stamped it
 // (holes), pops that claimed a position but never stamped it consumed, live
 // elements below a completed pop. Because a push of p waited for the pop of
@@ -303,10 +305,12 @@ class RingBuffer {
         std::memcpy(s, &id, kIdBytes);
         std::memcpy(s + kIdBytes, payload, vsize_);
         std::memcpy(&stamp(p), &live, sizeof live);
+        b_.flush_cold(s, kIdBytes + vsize_);
       });
     } else {
       b_.put(s, &id, kIdBytes);
       b_.put(s + kIdBytes, payload, vsize_);
+      b_.flush_cold(s, kIdBytes + vsize_);
     }
     if constexpr (K == RingKind::kTxFree) {
       b_.drain();  // the element before its stamp

@@ -50,6 +50,22 @@ def test_native_run_with_two_threads(pmemids, ds):
     assert sum(t["ops"] for t in rec["metrics"]["per_thread"]) == 4000
 
 
+@pytest.mark.parametrize("ds", ["ringbuffer-tx", "ringbuffer-txfree"])
+def test_flush_cold_writes_back_the_ring_slots_under_eadr(pmemids, ds):
+    # Seed 002's Figure 15: the same fences, plus each push's slot written back.
+    def run(cold: str) -> dict:
+        [rec] = expect_ok(pmemids.run("--ds", ds, "--mode", "pmem-persist", "--thread-mode",
+                                      "native", "--threads", "1", *RING, "--domain", "eadr",
+                                      "--flush-cold", cold))
+        return rec["metrics"]
+
+    off, on = run("off"), run("on")
+    assert off["flushed_lines_per_op"] == 0
+    # A push writes back its id and 64-byte payload (2 lines at least); half the ops push.
+    assert on["flushed_lines_per_op"] >= 0.5, on
+    assert on["fences_per_op"] == pytest.approx(off["fences_per_op"])
+
+
 @pytest.mark.parametrize("ds", EADR_ONLY)
 def test_eadr_only_designs_are_refused_under_adr(pmemids, ds):
     r = pmemids.run("--ds", ds, "--mode", "pmem-persist", *workload(ds))

@@ -33,6 +33,7 @@ SHIPPED = {
     "fig8-locks.toml": {"default": 8, "quick": 8, "paper": 20},
     "fig9-numa.toml": {"default": 112, "quick": 112, "paper": 112},
     "seed002-r5-flush-cold.toml": {"default": 14, "quick": 14, "paper": 14},
+    "seed002-fig15-slot-flush.toml": {"default": 8, "quick": 8, "paper": 8},
     "seed003-readmissrate.toml": {"default": 8, "quick": 8, "paper": 8},
     "seed004-numa.toml": {"default": 4, "quick": 4, "paper": 8},
     "seed004-numa-spread.toml": {"default": 4, "quick": 4, "paper": 8},

@@ -2,11 +2,13 @@
 // writes back and fences per domain, instruction and copy size; the what-if
 // latency charged per line and per translation; libpmemobj's own write-backs
 // seen through the interposed libpmem functions.
+#include <fmt/format.h>
 #include <libpmem.h>
 
 #include <algorithm>
 #include <array>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "counting_cpu.h"
@@ -176,6 +178,28 @@ TEST(FlushLayer, ColdPayloadsAreStillWrittenBackUnderEadrWithFlushCold) {
     b.write_value(buf, v.data(), 100);
     EXPECT_EQ(logged_lines(), cold ? expected_lines(buf, 100) : std::vector<uintptr_t>{});
     EXPECT_EQ(CountingCpu::log.fences, 2u);
+  }
+}
+
+// flush_cold() is the primitive of designs that make a payload durable
+// otherwise (a commit, a fence under eADR): it writes back only where
+// --flush-cold asks for it, and fences nothing.
+TEST(FlushLayer, FlushColdWritesBackOnlyUnderEadrWithFlushCold) {
+  ScratchDir dir;
+  alignas(64) static char buf[256];
+  for (const char* domain : {"adr", "eadr"}) {
+    for (bool cold : {false, true}) {
+      PersistencePolicy p = policy(domain);
+      p.flush_cold = cold;
+      const ScopedPolicy scoped(p);
+      CountingPersistBackend b(dir.spec(fmt::format("{}-{}", domain, cold), Mode::kPersist));
+      CountingCpu::log = {};
+      b.flush_cold(buf + 8, 130);
+      const bool writes = std::string(domain) == "eadr" && cold;
+      EXPECT_EQ(logged_lines(), writes ? expected_lines(buf + 8, 130) : std::vector<uintptr_t>{})
+          << domain << " cold=" << cold;
+      EXPECT_EQ(CountingCpu::log.fences, 0u);
+    }
   }
 }
 
