@@ -85,6 +85,12 @@ class alignas(16) ObjPtr {
   PMEMoid oid_ = OID_NULL;
 };
 
+// A range of bytes in the pool (the user bytes of an object).
+struct ByteRange {
+  const void* p;
+  size_t n;
+};
+
 template <class T>
 struct is_obj_ptr : std::false_type {};
 template <class T>
@@ -127,6 +133,22 @@ class ObjBackendBase {
     for (PMEMoid o = pmemobj_first(pop()); !OID_IS_NULL(o); o = pmemobj_next(o)) {
       const void* p = pmemobj_direct(o);
       if (p != root_base_ && seen.count(p) == 0) out.push_back(o);
+    }
+    return out;
+  }
+  // The user bytes of every allocated object, the root record included: what a
+  // structure stores into (the crash model restores only these). An object a
+  // running transaction allocated is not listed until it commits.
+  std::vector<ByteRange> object_ranges() const {
+    std::vector<ByteRange> out;
+    bool root_listed = false;
+    for (PMEMoid o = pmemobj_first(pop()); !OID_IS_NULL(o); o = pmemobj_next(o)) {
+      const void* p = pmemobj_direct(o);
+      root_listed = root_listed || p == root_base_;
+      out.push_back({p, pmemobj_alloc_usable_size(o)});
+    }
+    if (!root_listed && root_base_ != nullptr) {
+      out.push_back({root_base_, pmemobj_root_size(pop())});
     }
     return out;
   }
@@ -224,17 +246,23 @@ class ObjBackendBase {
 };
 
 // The hook policy of the durable backends: what the CPU does to persistent
-// memory, reported to a crash model. NoShadow is the benchmarked one: every
-// call compiles away. The checking backends (backend/shadow.h) use Shadow,
-// which builds the image a power failure would leave. The calls, in the order
-// a backend makes them:
+// memory, reported to a crash model. It observes; it never changes which
+// library call or instruction the backend issues (planted faults aside).
+// NoShadow is the benchmarked one: every call compiles away. The checking
+// backends (backend/shadow.h) use Shadow, which builds the image a power
+// failure would leave. The calls, in the order a backend makes them:
+//   attach(base, n)     the pool is open at [base, base + n), all of it durable
+//                       (called only when the hook is active);
 //   stored(p, n)        n bytes at p are about to change;
-//   allocated(p, n)     a fresh, not yet written back object (pmem-persist);
 //   logged(p, n)        n bytes at p, snapshotted in the running transaction
 //                       (libpmemobj has fenced the snapshot), are about to change;
 //   keep_flush(seal)    whether to issue the next write-back (planted faults
 //                       only; seal: of a fresh object before its publication);
-//   keep_snapshot()     whether to log the next snapshot (planted faults only);
+//   keep_snapshot()     whether to log the next snapshot (planted faults only:
+//                       a skipped one is a raw store the hook is not told of);
+//   keep_store()        whether the next store()/store_word() goes through the
+//                       backend (planted faults only: else a raw assignment,
+//                       neither reported nor written back);
 //   flushed(p, n)       the lines of [p, p + n) were written back (flush or
 //                       non-temporal stores), not yet ordered;
 //   fenced()            a store fence: earlier stores and write-backs are ordered;
@@ -248,10 +276,10 @@ class ObjBackendBase {
 struct NoShadow {
   static constexpr bool kActive = false;
   void stored(const void*, size_t) {}
-  void allocated(const void*, size_t) {}
   void logged(const void*, size_t) {}
   bool keep_flush(bool /*seal*/) { return true; }
   bool keep_snapshot() { return true; }
+  bool keep_store() { return true; }
   void flushed(const void*, size_t) {}
   void fenced() {}
   void tx_end() {}
@@ -268,7 +296,10 @@ template <class Hook, class Cpu>
 class DurableBackend : public ObjBackendBase {
  public:
   using hook_type = Hook;
-  explicit DurableBackend(const PoolSpec& spec) : ObjBackendBase(spec), fl_(installed_policy()) {}
+  explicit DurableBackend(const PoolSpec& spec) : ObjBackendBase(spec), fl_(installed_policy()) {
+    // libpmemobj maps the file's whole pages only.
+    if constexpr (Hook::kActive) hook_.attach(pop(), pool_bytes() / 4096 * 4096);
+  }
   Hook& hook() { return hook_; }
 
   uint64_t load(const uint64_t& w) {
@@ -347,6 +378,7 @@ class DurableBackend : public ObjBackendBase {
       if (outer) hook_.tx_end();
       throw;
     }
+    if (outer) hook_.crash_point();  // every store made, nothing committed
     if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_commit();
     const int err = pmemobj_tx_end();
     if (outer) {
@@ -358,10 +390,7 @@ class DurableBackend : public ObjBackendBase {
   // Inside durable_tx: logs [p, p + n) before it changes (a planted fault may
   // skip it), so an interrupted transaction restores it.
   void tx_snapshot(void* p, size_t n) {
-    if (!hook_.keep_snapshot()) {
-      hook_.stored(p, n);
-      return;
-    }
+    if (!hook_.keep_snapshot()) return;
     tl_costs.tx_bytes += n;
     if (pmemobj_tx_add_range_direct(p, n) != 0) fail("pmemobj_tx_add_range_direct", n);
     hook_.logged(p, n);
@@ -408,10 +437,7 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
       this->fail("pmemobj_xalloc", bytes);
     }
     ++tl_costs.allocs;
-    if constexpr (Hook::kActive) {
-      hook_.allocated(pmemobj_direct(oid), bytes);
-      hook_.crash_point();
-    }
+    hook_.crash_point();  // allocated, nothing stored into it yet
     return Ptr<T>(oid);
   }
   template <class T>
@@ -422,6 +448,7 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
       this->fail("pmemobj_xalloc", bytes);
     }
     ++tl_costs.allocs;
+    hook_.crash_point();  // allocated and zeroed, nothing stored into it yet
     return Ptr<T>(oid);
   }
   template <class T>
@@ -461,18 +488,20 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
   }
   template <class T>
   void store(T& dst, const T& v) {
-    hook_.stored(&dst, sizeof(T));
+    const bool keep = hook_.keep_store();
+    if (keep) hook_.stored(&dst, sizeof(T));
     if constexpr (is_obj_ptr<T>::value) {
       dst.publish(v);
     } else {
       dst = v;
     }
-    this->written(&dst, sizeof(T), false, false);
+    if (keep) this->written(&dst, sizeof(T), false, false);
   }
   void store_word(uint64_t& dst, uint64_t v) {
-    hook_.stored(&dst, sizeof dst);
+    const bool keep = hook_.keep_store();
+    if (keep) hook_.stored(&dst, sizeof dst);
     dst = v;
-    this->written(&dst, sizeof dst, false, false);
+    if (keep) this->written(&dst, sizeof dst, false, false);
   }
   void seal(const void* p, size_t n) { this->written(p, n, true, false); }
   // seal() of an object that mostly holds a value payload (see write_value).

@@ -3,52 +3,61 @@
 //
 // ShadowPersistBackend and ShadowTransBackend are PersistBackendT and
 // TransBackendT (backend/obj.h) with the Shadow hook: the very code paths of the
-// benchmarked backends (the hook only observes, and may drop a write-back when
-// a fault is planted), plus bookkeeping of what a power failure would lose. The
-// model follows the persistence domain of the installed policy (pmem/policy.h),
-// the same one the backend's flush layer obeys:
+// benchmarked backends (the hook only observes, and may drop a write-back or
+// a report when a fault is planted), plus bookkeeping of what a power failure
+// would lose. The model follows the persistence domain of the installed policy
+// (pmem/policy.h), the same one the backend's flush layer obeys:
 //
-// ADR (caches volatile). Shadow keeps an undo map of 64-byte cache lines: for
-// each line with bytes stored since it was last durable, the bytes it held
-// before the first such store and a mask of the bytes stored. A write-back
-// (flushed) records, for the calling thread, the line as it is then; that
-// thread's next fence (fenced) makes that content durable: the entry is
-// dropped, or, if bytes changed after the write-back, keeps just those with
-// the written-back bytes as what a crash leaves. Write-backs are ordered by a
-// clock: when another thread's later write-back of the line is durable
-// already, an older one fenced afterwards changes nothing. What is recorded:
-//   pmem-persist  every write/move/store/store_word before the bytes change, and
-//                 a fresh allocation's whole body (it is not durable until
-//                 sealed, so a publication before its seal shows up);
-//   pmem-trans    every snapshotted range before it changes, dropped when the
-//                 outermost transaction ends (libpmemobj flushes logged ranges
-//                 and new objects at commit, or restores them on abort), and
-//                 store_word as in pmem-persist. New objects need no record: an
-//                 interrupted transaction frees them on recovery.
-// At a crash, every pending line (written back or not, but not yet fenced)
-// returns to its durable bytes, except lines `survive` lets through (real caches
-// write lines back early).
+// ADR (caches volatile). What is durable derives from what was written back
+// and fenced, never from what the backend was told: Shadow keeps a durable
+// image of the pool (attach() copies it when the pool is opened: pmemobj_create
+// and pmemobj_open leave every byte durable). A write-back (flushed) records,
+// for the calling thread, the lines it covers as they are then; that thread's
+// next fence (fenced) copies them into the durable image. The write-backs seen
+// are pmemids' own (the flush layer's, non-temporal copies included) and
+// libpmemobj's, reported by the libpmem interposition (pmem/libpmem_hooks.h):
+// snapshots, the ranges a commit flushes (logged ranges, new objects), zeroed
+// allocations, pmemobj_memcpy_persist and friends. Write-backs are ordered by
+// a clock: when another thread's later write-back of a line is durable
+// already, an older one fenced afterwards changes nothing. At a crash point
+// the image is the live pool (build_image() is given a copy of the file) in
+// which every line of the structure's objects (the ranges passed in: the user
+// bytes of every allocated object, the root included) that differs from the
+// durable image returns to its durable bytes, except the lines (`grain` 64) or
+// 8-byte words (`grain` 8) that `survive` lets through (real caches write lines
+// back early, and a line written in several stores may be cut between them).
+// So a store the backend never saw (a raw memcpy, a field assigned directly,
+// a range written in a transaction without a snapshot) is lost unless a
+// write-back and a fence covered it. Cost: the durable image (one copy of the
+// pool), 64 bytes per line written back, and, per image, one comparison of
+// the objects' bytes with the durable image.
 //
 // eADR (caches persistent). Every store executed before the crash point
 // survives. With store-buffer loss, a suffix of the stores issued since the
 // last fence is lost (x86 retires stores to the cache in order): Shadow logs
-// those stores with the bytes they overwrote and a fence clears the log;
-// libpmemobj fences before a snapshotted range may change and at commit.
+// the stores the backend reports (stored, logged) with the bytes they
+// overwrote and a fence clears the log; libpmemobj fences before a snapshotted
+// range may change and at commit.
 //
-// Only bytes the structure stored are ever restored: libpmemobj's own metadata
-// (allocation headers, logs, lanes) is taken as correct.
+// Trusted: libpmemobj's own metadata (pool header, heap and allocation
+// headers, undo and redo logs, lanes) is taken from the live pool, as it
+// stands at the crash point: only bytes inside objects are ever restored, so a
+// bug inside libpmemobj is out of scope. An object a running transaction
+// allocated is not listed yet (its bytes do not matter: recovery frees it).
 //
 // Every crash_point() call is a moment a power failure may hit (pmem-persist:
-// each write-back site, after the stores it covers, each allocation and free;
-// pmem-trans: each logged store, allocation, free and commit). When a callback
-// is installed, crash_point() numbers the points from 0 and calls it;
-// build_image() then writes, into a copy of the pool file, the bytes the
-// failure takes back.
+// each write-back site, after the stores it covers, each allocation, after it
+// returns and before the caller stores, and each free; pmem-trans: each logged
+// store, allocation and free, the moment before the commit, and after it).
+// When a callback is installed, crash_point() numbers the points from 0 and
+// calls it; build_image() then writes, into a copy of the pool file, the bytes
+// the failure takes back.
 //
 // Planted faults (tests of the checker only): drop the nth non-seal write-back,
-// drop every seal (publish before persist), skip the nth snapshot (pmem-trans),
-// or drop every write-back and keep the fences (a design correct only under
-// eADR).
+// drop every seal (publish before persist), make the nth snapshot a raw store
+// (pmem-trans: not logged, not reported), make the nth store()/store_word() a
+// raw assignment (not reported, not written back), or drop every write-back
+// and keep the fences (a design correct only under eADR).
 #pragma once
 
 #include <fcntl.h>
@@ -60,37 +69,52 @@
 #include <map>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "backend/obj.h"
 #include "errors.h"
+#include "pmem/libpmem_hooks.h"
 #include "workload/generators.h"
 
 namespace pmemids {
 
-enum class PlantedFault : uint8_t { kNone, kSkipPersist, kSkipSeal, kSkipSnapshot, kSkipFlushes };
+enum class PlantedFault : uint8_t {
+  kNone,
+  kSkipPersist,
+  kSkipSeal,
+  kSkipSnapshot,
+  kSkipFlushes,
+  kRawStore
+};
 
-class Shadow {
+class Shadow final : public LibFlushObserver {
  public:
   static constexpr bool kActive = true;
 
   Shadow() : adr_(installed_policy().domain.domain == Domain::kAdr) {}
-
-  void stored(const void* p, size_t n) {
-    if (adr_) {
-      capture(p, n, false);
-    } else {
-      log_store(p, n);
-    }
+  ~Shadow() {
+    if (lib_observer() == this) set_lib_observer(nullptr);
   }
-  void allocated(const void* p, size_t n) {
-    if (adr_) capture(p, n, false);
+  Shadow(const Shadow&) = delete;
+  Shadow& operator=(const Shadow&) = delete;
+
+  // The pool [base, base + bytes), every byte of it durable now. Under ADR,
+  // copies it as the durable image and listens to libpmemobj's write-backs.
+  void attach(const void* base, size_t bytes) {
+    base_ = reinterpret_cast<uintptr_t>(base);
+    bytes_ = bytes;
+    if (!adr_) return;
+    durable_.assign(static_cast<const uint8_t*>(base), static_cast<const uint8_t*>(base) + bytes);
+    set_lib_observer(this);
+  }
+
+  // Stores the backend reports: under eADR, logged for store-buffer loss.
+  // Under ADR nothing needs them (the durable image decides).
+  void stored(const void* p, size_t n) {
+    if (!adr_) log_store(p, n);
   }
   void logged(const void* p, size_t n) {
-    if (adr_) {
-      capture(p, n, true);
-    } else {
+    if (!adr_) {
       fenced();
       log_store(p, n);
     }
@@ -111,16 +135,22 @@ class Shadow {
   bool keep_snapshot() {
     return !on_point_ || fault_ != PlantedFault::kSkipSnapshot || snapshots_++ != fault_nth_;
   }
-  // A write-back by the calling thread: the line as it is now becomes durable
-  // at that thread's next fence (ADR).
+  bool keep_store() {
+    return !on_point_ || fault_ != PlantedFault::kRawStore || stores_++ != fault_nth_;
+  }
+  // A write-back by the calling thread: the lines of [p, p + n) inside the
+  // pool, as they are now, become durable at that thread's next fence (ADR).
   void flushed(const void* p, size_t n) {
     if (!adr_ || n == 0) return;
+    const uintptr_t a = std::max(reinterpret_cast<uintptr_t>(p), base_);
+    const uintptr_t e = std::min(reinterpret_cast<uintptr_t>(p) + n, base_ + bytes_);
+    if (a >= e) return;
     std::vector<Flushed>& mine = flushed_[std::this_thread::get_id()];
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    for (uintptr_t l = a / kCacheLine; l <= (a + n - 1) / kCacheLine; ++l) {
-      if (lines_.count(l) == 0) continue;  // nothing stored since it was last durable
+    for (uintptr_t l = a / kCacheLine; l <= (e - 1) / kCacheLine; ++l) {
       Flushed f{l, ++clock_, {}};
-      std::memcpy(f.bytes, reinterpret_cast<const void*>(l * kCacheLine), kCacheLine);
+      const uintptr_t lo = std::max(l * kCacheLine, base_);
+      const uintptr_t hi = std::min((l + 1) * kCacheLine, base_ + bytes_);
+      std::memcpy(f.bytes + (lo - l * kCacheLine), reinterpret_cast<const void*>(lo), hi - lo);
       mine.push_back(f);
     }
   }
@@ -132,35 +162,20 @@ class Shadow {
     auto it = flushed_.find(std::this_thread::get_id());
     if (it == flushed_.end()) return;
     for (const Flushed& f : it->second) {
-      auto line = lines_.find(f.line);
-      if (line == lines_.end()) continue;
       uint64_t& durable = durable_at_[f.line];
       if (durable > f.time) continue;  // a later write-back is durable
       durable = f.time;
-      // Bytes changed after the write-back stay pending, with the written-back
-      // bytes as what a crash leaves.
-      const auto* cur = reinterpret_cast<const uint8_t*>(f.line * kCacheLine);
-      uint64_t mask = 0;
-      for (uint32_t i = 0; i < kCacheLine; ++i) {
-        if (cur[i] != f.bytes[i]) mask |= uint64_t{1} << i;
-      }
-      if (mask == 0) {
-        lines_.erase(line);
-      } else {
-        line->second.mask = mask;
-        std::memcpy(line->second.old, f.bytes, kCacheLine);
-      }
+      const uintptr_t lo = std::max(f.line * kCacheLine, base_);
+      const uintptr_t hi = std::min((f.line + 1) * kCacheLine, base_ + bytes_);
+      std::memcpy(durable_.data() + (lo - base_), f.bytes + (lo - f.line * kCacheLine), hi - lo);
     }
     it->second.clear();
   }
   void tx_end() {
-    if (!adr_) {
-      log_.clear();
-      return;
-    }
-    for (uintptr_t l : tx_lines_) made_durable(l);
-    tx_lines_.clear();
+    if (!adr_) log_.clear();
   }
+  void lib_flushed(const void* p, size_t n) override { flushed(p, n); }
+  void lib_fenced() override { fenced(); }
   void crash_point() {
     if (on_point_) on_point_(points_++);
   }
@@ -187,15 +202,17 @@ class Shadow {
   bool adr() const { return adr_; }
 
   // Writes the bytes a power failure now would take back into the file `fd`, a
-  // copy of the pool mapped at `base`: under ADR the durable bytes of every
-  // pending line, each line surviving (keeping its new bytes) with probability
+  // copy of the attached pool: under ADR, inside `objects`, the durable bytes
+  // of every line that differs from them, each line (`grain` 64) or 8-byte
+  // word (`grain` 8) surviving (keeping its new bytes) with probability
   // `survive`; under eADR with store-buffer loss, the bytes overwritten by a
-  // suffix (of random length, at least one) of the stores since the last fence.
-  // Random draws come from `seed`. Returns the lines, or stores, taken back.
-  size_t build_image(int fd, const void* base, size_t pool_bytes, double survive,
+  // suffix (of random length, at least one) of the stores since the last
+  // fence. Random draws come from `seed`. Returns the lines or words, or the
+  // stores, taken back.
+  size_t build_image(int fd, const std::vector<ByteRange>& objects, double survive, uint32_t grain,
                      uint64_t seed) const {
     Rng rng(seed);
-    const Image img{fd, reinterpret_cast<uintptr_t>(base), pool_bytes};
+    const Image img{fd, base_, bytes_};
     if (!adr_) {
       if (log_.empty()) return 0;
       const size_t lost = 1 + static_cast<size_t>(rng.below(log_.size()));
@@ -205,36 +222,25 @@ class Shadow {
       }
       return lost;
     }
-    std::vector<uintptr_t> keys;
-    keys.reserve(lines_.size());
-    for (const auto& kv : lines_) keys.push_back(kv.first);
-    std::sort(keys.begin(), keys.end());
+    if (grain != 8 && grain != kCacheLine) throw UsageError("crash image: grain must be 8 or 64");
     size_t restored = 0;
-    for (uintptr_t l : keys) {
-      if (survive > 0 && rng.uniform01() < survive) continue;
-      const Line& line = lines_.at(l);
-      const uint8_t* bytes = line.old;
-      const uint64_t mask = line.mask;
-      for (uint32_t i = 0; i < kCacheLine;) {
-        if ((mask >> i & 1) == 0) {
-          ++i;
-          continue;
-        }
-        uint32_t j = i;
-        while (j < kCacheLine && (mask >> j & 1) != 0) ++j;
-        img.put(l * kCacheLine + i, bytes + i, j - i);
-        i = j;
+    for (const ByteRange& r : objects) {
+      const uintptr_t a = std::max(reinterpret_cast<uintptr_t>(r.p), base_);
+      const uintptr_t e = std::min(reinterpret_cast<uintptr_t>(r.p) + r.n, base_ + bytes_);
+      // Units (lines or words) overlapping the object; only its bytes change.
+      for (uintptr_t u = a / grain * grain; u < e; u += grain) {
+        const uintptr_t lo = std::max(u, a), hi = std::min(u + grain, e);
+        const uint8_t* durable = durable_.data() + (lo - base_);
+        if (std::memcmp(reinterpret_cast<const void*>(lo), durable, hi - lo) == 0) continue;
+        if (survive > 0 && rng.uniform01() < survive) continue;
+        img.put(lo, durable, hi - lo);
+        ++restored;
       }
-      ++restored;
     }
     return restored;
   }
 
  private:
-  struct Line {
-    uint64_t mask = 0;  // bytes stored since the line was last durable
-    uint8_t old[kCacheLine];
-  };
   struct Flushed {
     uintptr_t line;
     uint64_t time;              // when it was written back (clock_)
@@ -258,31 +264,6 @@ class Shadow {
     }
   };
 
-  void capture(const void* p, size_t n, bool in_tx) {
-    if (n == 0) return;
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    for (uintptr_t l = a / kCacheLine; l <= (a + n - 1) / kCacheLine; ++l) {
-      const uintptr_t start = l * kCacheLine;
-      const uintptr_t lo = std::max(start, a), hi = std::min(start + kCacheLine, a + n);
-      Line& line = lines_[l];
-      uint64_t& mask = line.mask;
-      uint8_t* keep = line.old;
-      const auto* cur = reinterpret_cast<const uint8_t*>(start);
-      for (uintptr_t x = lo; x < hi; ++x) {
-        const uint32_t i = static_cast<uint32_t>(x - start);
-        if ((mask >> i & 1) == 0) {
-          keep[i] = cur[i];
-          mask |= uint64_t{1} << i;
-        }
-      }
-      if (in_tx) tx_lines_.insert(l);
-    }
-  }
-  // A line's content as of now is durable.
-  void made_durable(uintptr_t l) {
-    lines_.erase(l);
-    durable_at_[l] = ++clock_;
-  }
   void log_store(const void* p, size_t n) {
     if (!store_buffer_loss_ || !on_point_ || n == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
@@ -290,13 +271,14 @@ class Shadow {
   }
 
   bool adr_;
-  std::unordered_map<uintptr_t, Line> lines_;  // ADR: line number -> durable bytes
+  uintptr_t base_ = 0;
+  size_t bytes_ = 0;
+  std::vector<uint8_t> durable_;  // ADR: the durable image of the pool
   // ADR: per thread, its write-backs since its last fence.
   std::map<std::thread::id, std::vector<Flushed>> flushed_;
   std::unordered_map<uintptr_t, uint64_t> durable_at_;  // ADR: line -> time of its durable content
   uint64_t clock_ = 0;                                  // ADR: orders write-backs
-  std::unordered_set<uintptr_t> tx_lines_;  // ADR: lines logged in the running transaction
-  std::vector<Store> log_;                  // eADR: stores since the last fence
+  std::vector<Store> log_;                              // eADR: stores since the last fence
   std::function<void()> on_sync_;
   std::function<void(uint64_t)> on_point_;
   uint64_t points_ = 0;
@@ -304,6 +286,7 @@ class Shadow {
   uint64_t fault_nth_ = 0;
   uint64_t flushes_ = 0;
   uint64_t snapshots_ = 0;
+  uint64_t stores_ = 0;
   bool store_buffer_loss_ = false;
 };
 

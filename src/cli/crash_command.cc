@@ -33,11 +33,12 @@ namespace {
 struct CrashCliOptions {
   std::string ds;
   bool all = false;
-  std::string mode;  // empty: every durable mode each structure supports
-  int64_t points = 100;
+  std::string mode;            // empty: every durable mode each structure supports
+  std::string points = "100";  // a positive count, or "all"
   std::string model = "power";
   std::string survive = "none";
   double survive_probability = 0.5;
+  uint32_t grain = 64;
   uint32_t jobs = 1;
   std::string pool_dir;
   std::string out;
@@ -98,6 +99,23 @@ std::vector<Mode> select_modes(const std::string& arg) {
   return out;
 }
 
+// --points: a positive count, or "all" (kAllPoints: every point of the run).
+uint32_t parse_points(const std::string& arg) {
+  if (arg == "all") return kAllPoints;
+  size_t used = 0;
+  int64_t n = 0;
+  try {
+    n = std::stoll(arg, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != arg.size() || used == 0 || n <= 0) {
+    throw UsageError(fmt::format(
+        "--points {}: must be a positive number of crash points, or 'all' (every point)", arg));
+  }
+  return static_cast<uint32_t>(std::min<int64_t>(n, kAllPoints - 1));
+}
+
 // The run's private directory under the pool directory, removed afterwards.
 class WorkDir {
  public:
@@ -152,9 +170,10 @@ void crash(const CrashCliOptions& o) {
       }
     }
   }
-  if (o.points <= 0) {
-    throw UsageError(
-        fmt::format("--points {}: must be a positive number of crash points", o.points));
+  const uint32_t points = parse_points(o.points);
+  if (o.grain != kCacheLine && (o.survive != "random" || o.model != "power")) {
+    throw UsageError(fmt::format(
+        "--grain {}: the survival grain applies to --model power --survive random only", o.grain));
   }
   // (structure, mode) pairs: --all and an omitted --mode take the durable
   // modes each structure supports; a named pair it does not support is exit 2.
@@ -251,7 +270,8 @@ void crash(const CrashCliOptions& o) {
   WorkDir work(pool_dir);
   CrashOptions copt;
   copt.work_dir = work.path();
-  copt.points = static_cast<uint32_t>(std::min<int64_t>(o.points, UINT32_MAX));
+  copt.points = points;
+  copt.grain = o.grain;
   copt.model = o.model == "process" ? CrashModel::kProcess : CrashModel::kPower;
   copt.survive = o.survive == "random" ? o.survive_probability : 0.0;
   copt.seed = specs.empty() ? 1 : specs.begin()->second.seed;  // --seed or -p seed, as every set's
@@ -279,7 +299,9 @@ void crash(const CrashCliOptions& o) {
                      {"model", o.model},
                      {"survive", o.survive},
                      {"survive_probability", copt.survive},
-                     {"points_requested", o.points},
+                     {"grain", o.grain},
+                     {"points_requested",
+                      points == kAllPoints ? nlohmann::json("all") : nlohmann::json(points)},
                      {"workload_seed", spec.seed},
                      {"jobs", o.jobs},
                      {"threads", o.threads},
@@ -346,7 +368,9 @@ void add_crash_command(CLI::App& app) {
   sub->add_option("--mode", o->mode, "pmem-persist, pmem-trans, or both comma-separated")
       ->check(non_empty())
       ->default_str("the durable modes each structure supports");
-  sub->add_option("--points", o->points, "Crash points per (structure, mode)")
+  sub->add_option("--points", o->points,
+                  "Crash points per (structure, mode), drawn with the seed; 'all': every point "
+                  "of the run")
       ->capture_default_str();
   sub->add_option("--model", o->model,
                   "power: lose what the domain does not keep (adr: what was not written back "
@@ -362,6 +386,11 @@ void add_crash_command(CLI::App& app) {
   sub->add_option("--survive-probability", o->survive_probability,
                   "Probability an unpersisted line survives with --survive random")
       ->check(finite_range(0.0, 1.0))
+      ->capture_default_str();
+  sub->add_option("--grain", o->grain,
+                  "With --survive random (ADR): bytes that survive or are lost together, 64 (a "
+                  "cache line) or 8 (a word: a line written in several stores can be cut)")
+      ->check(CLI::IsMember({8, 64}))
       ->capture_default_str();
   sub->add_option("--jobs", o->jobs,
                   "Crash images checked at once while the run goes on (more is faster on idle "

@@ -9,11 +9,12 @@
 //
 //   power    one pass; at each picked point the pool file is copied and the
 //            bytes a power failure would take back are written into the copy
-//            (backend/shadow.h): under ADR the old bytes of every line not yet
-//            written back and fenced (lines survive with probability
-//            `survive`); under eADR nothing, or with store-buffer loss a suffix
-//            of the stores since the last fence. The run goes on; the image is
-//            checked.
+//            (backend/shadow.h): under ADR, in the structure's objects, the
+//            durable bytes of every line that differs from what was written
+//            back and fenced (lines, or 8-byte words with `grain` 8, survive
+//            with probability `survive`); under eADR nothing, or with
+//            store-buffer loss a suffix of the stores since the last fence.
+//            The run goes on; the image is checked.
 //   process  per picked point, a child process runs the stream on a new pool and
 //            is killed with SIGKILL at that point; nothing is lost from the CPU
 //            caches, so this tests recovery code and libpmemobj's rollback only.
@@ -78,11 +79,15 @@ namespace pmemids {
 
 enum class CrashModel : uint8_t { kPower, kProcess };
 
+// CrashOptions::points for every crash point the stream offers (`--points all`).
+inline constexpr uint32_t kAllPoints = UINT32_MAX;
+
 struct CrashOptions {
-  std::string work_dir;  // private directory for the run's pool and images (must exist)
-  uint32_t points = 100;
+  std::string work_dir;   // private directory for the run's pool and images (must exist)
+  uint32_t points = 100;  // drawn from the available ones; kAllPoints: every one
   CrashModel model = CrashModel::kPower;
-  double survive = 0;  // power: probability that a pending line survives
+  double survive = 0;   // power: probability that a pending line survives
+  uint32_t grain = 64;  // power, ADR: bytes that survive or not together (64: a line, 8: a word)
   uint64_t seed = 1;
   uint64_t pool_bytes = 0;  // 0: derived from the structure's estimate
   bool pmempool_check = true;

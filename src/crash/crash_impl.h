@@ -304,7 +304,7 @@ PointResult check_opened(const CrashOptions& opt, const CrashWorkload& w, const 
                                    std::filesystem::copy_options::overwrite_existing);
         const int fd = open(s2.path().c_str(), O_RDWR | O_CLOEXEC);
         if (fd < 0) throw RuntimeError("crash: cannot open a recovery image");
-        b.hook().build_image(fd, b.pop(), b.pool_bytes(), 0.0, 0);
+        b.hook().build_image(fd, b.object_ranges(), 0.0, kCacheLine, 0);
         close(fd);
         second.push_back(s2);
       });
@@ -711,7 +711,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
                                      std::filesystem::copy_options::overwrite_existing);
           const int fd = open(image.c_str(), O_RDWR | O_CLOEXEC);
           if (fd < 0) throw RuntimeError(fmt::format("crash: cannot open image '{}'", image));
-          b.hook().build_image(fd, b.pop(), b.pool_bytes(), opt.survive,
+          b.hook().build_image(fd, b.object_ranges(), opt.survive, opt.grain,
                                mix64(opt.seed ^ mix64(pt + 1)));
           close(fd);
           if (multi && cur == w.ops.size()) {

@@ -13,6 +13,12 @@ namespace pmemids {
 namespace {
 
 bool g_lib_flushes = true;
+LibFlushObserver* g_observer = nullptr;
+
+void observe_flush(const void* p, size_t n) {
+  if (g_observer != nullptr) [[unlikely]]
+    g_observer->lib_flushed(p, n);
+}
 
 // libpmem's own definitions, resolved once.
 struct Libpmem {
@@ -59,6 +65,8 @@ inline const Libpmem& libpmem() {
 }
 
 void fenced() {
+  if (g_observer != nullptr) [[unlikely]]
+    g_observer->lib_fenced();
   ++tl_costs.lib_fences;
   if (g_injection.write_ticks != 0) [[unlikely]]
     inject_write_at_fence();
@@ -77,6 +85,7 @@ void* copy_like(const void* dst, size_t len, unsigned flags, Call call) {
   if (g_lib_flushes) {
     tl_costs.lib_flushed_lines += lines;
     r = call(flags | PMEM_F_MEM_NODRAIN);
+    observe_flush(dst, len);
   } else {
     tl_costs.lib_flushes_elided += lines;
     r = call(flags | PMEM_F_MEM_NOFLUSH);
@@ -91,6 +100,8 @@ void* copy_like(const void* dst, size_t len, unsigned flags, Call call) {
 }  // namespace
 
 void set_lib_flushes(bool flush) { g_lib_flushes = flush; }
+void set_lib_observer(LibFlushObserver* o) { g_observer = o; }
+LibFlushObserver* lib_observer() { return g_observer; }
 
 bool lib_hooks_bound() {
   return dlsym(RTLD_DEFAULT, "pmem_drain") == reinterpret_cast<void*>(&::pmem_drain) &&
@@ -101,6 +112,7 @@ bool lib_hooks_bound() {
 
 using pmemids::libpmem;
 using pmemids::lines_covered;
+using pmemids::observe_flush;
 using pmemids::tl_costs;
 
 extern "C" {
@@ -112,6 +124,7 @@ void pmem_flush(const void* addr, size_t len) {
   }
   tl_costs.lib_flushed_lines += lines_covered(addr, len);
   libpmem().flush(addr, len);
+  observe_flush(addr, len);
 }
 
 void pmem_drain(void) {
@@ -125,6 +138,7 @@ void pmem_persist(const void* addr, size_t len) {
   if (pmemids::g_lib_flushes) {
     tl_costs.lib_flushed_lines += lines_covered(addr, len);
     libpmem().flush(addr, len);
+    observe_flush(addr, len);
   } else {
     tl_costs.lib_flushes_elided += lines_covered(addr, len);
   }
@@ -150,6 +164,7 @@ void* pmem_memset(void* dst, int c, size_t len, unsigned flags) {
 int pmem_msync(const void* addr, size_t len) {
   tl_costs.lib_flushed_lines += lines_covered(addr, len);
   const int r = libpmem().msync(addr, len);
+  observe_flush(addr, len);
   pmemids::fenced();
   return r;
 }
@@ -157,6 +172,7 @@ int pmem_msync(const void* addr, size_t len) {
 void pmem_deep_flush(const void* addr, size_t len) {
   tl_costs.lib_flushed_lines += lines_covered(addr, len);
   libpmem().deep_flush(addr, len);
+  observe_flush(addr, len);
 }
 
 }  // extern "C"

@@ -19,9 +19,33 @@
 // are kept. PMEM_NO_FLUSH=1 would do the same inside libpmem, but libpmem reads
 // it in its constructor, before main(), so a run cannot set it for itself
 // (docs/design.md). pmem_msync and pmem_deep_flush are counted, never elided.
+//
+// An observer (the crash checker's power model, backend/shadow.h) may be told
+// of each range libpmemobj writes back (pmem_flush, pmem_persist, the copies
+// and fills that flush, pmem_msync, pmem_deep_flush), after its bytes are
+// stored, and of each fence it issues (pmem_drain, pmem_persist, a draining
+// copy or fill, pmem_msync: msync both writes back and waits). Nothing is
+// reported when a write-back is elided (eADR). Without an observer each call
+// costs one more predictable branch.
 #pragma once
 
+#include <cstddef>
+
 namespace pmemids {
+
+class LibFlushObserver {
+ public:
+  virtual void lib_flushed(const void* p, size_t n) = 0;
+  virtual void lib_fenced() = 0;
+
+ protected:
+  ~LibFlushObserver() = default;
+};
+
+// Installs `o` (nullptr: none). One at a time, for the whole process; the
+// calling code guarantees no libpmemobj call runs concurrently with it.
+void set_lib_observer(LibFlushObserver* o);
+LibFlushObserver* lib_observer();
 
 // Whether libpmemobj's write-backs are issued (ADR) or elided (eADR). Set by
 // install_policy() before worker threads start.

@@ -110,6 +110,23 @@ def test_process_model_and_survive_are_recorded(pmemids, pool_dir, out_path):
     assert power["config"]["survive_probability"] == 0.25
 
 
+def test_points_all_checks_every_point_and_grain_is_recorded(pmemids, pool_dir, out_path):
+    r = crash(pmemids, pool_dir, "--ds", "linkedlist", "--mode", "pmem-persist", "--points",
+              "all", "--out", str(out_path), "-p", "recordcount=8", "-p", "operationcount=12")
+    assert r.returncode == 0, r.describe()
+    rec = read_records(out_path)[-1]
+    assert rec["config"]["points_requested"] == "all"
+    assert rec["config"]["grain"] == 64
+    m = rec["metrics"]
+    assert m["points"] == m["points_available"] > 12, m
+    r = crash(pmemids, pool_dir, "--ds", "linkedlist", "--mode", "pmem-persist", "--points", "3",
+              "--survive", "random", "--grain", "8", "--out", str(out_path), *SMALL)
+    assert r.returncode == 0, r.describe()
+    rec = read_records(out_path)[-1]
+    assert rec["config"]["grain"] == 8 and rec["config"]["points_requested"] == 3
+    assert rec["metrics"]["points"] == 3
+
+
 def test_violations_exit_3_only_with_fail_on_violation(pmemids, pool_dir, out_path):
     # The B-tree's in-place shifts in pmem-persist are exposed by design: over
     # every point of this stream some crash loses or tears a key.
@@ -139,6 +156,10 @@ def test_violations_exit_3_only_with_fail_on_violation(pmemids, pool_dir, out_pa
     (["--ds", "linkedlist", "--mode", "fast"], "unknown mode 'fast'"),
     (["--ds", "linkedlist", "--points", "0"], "--points 0"),
     (["--ds", "linkedlist", "--points", "-4"], "--points -4"),
+    (["--ds", "linkedlist", "--points", "every"], "--points every"),
+    (["--ds", "linkedlist", "--points", "3x"], "--points 3x"),
+    (["--ds", "linkedlist", "--survive", "random", "--grain", "16"], "--grain"),
+    (["--ds", "linkedlist", "--grain", "8"], "--grain 8"),
     (["--points", "3"], "--ds"),
     (["--ds", "linkedlist", "--all"], "--ds"),
     (["--ds", "linkedlist", "--model", "cosmic-ray"], "--model"),

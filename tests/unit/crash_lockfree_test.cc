@@ -90,6 +90,7 @@ TEST(CrashLockFree, AnOlderWriteBackFencedLaterDoesNotUndoANewerDurableOne) {
   // pending for another word meanwhile).
   alignas(64) uint64_t line[8] = {};
   Shadow s;
+  s.attach(line, sizeof line);
   std::atomic<int> phase{0};
   std::thread b([&] {
     s.stored(&line[0], 8);
@@ -113,7 +114,7 @@ TEST(CrashLockFree, AnOlderWriteBackFencedLaterDoesNotUndoANewerDurableOne) {
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(pwrite(fd, line, sizeof line, 0), static_cast<ssize_t>(sizeof line));
-  s.build_image(fd, line, sizeof line, 0.0, 1);
+  s.build_image(fd, {{line, sizeof line}}, 0.0, 64, 1);
   uint64_t image[8];
   ASSERT_EQ(pread(fd, image, sizeof image, 0), static_cast<ssize_t>(sizeof image));
   close(fd);
