@@ -17,3 +17,5 @@
           pmemobj_free(\&freed);\
         }
 /^          b_.store(\*link, n->next);$/{n;d}
+/^#include <cstring>$/i\
+#include <libpmemobj.h>
