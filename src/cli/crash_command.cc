@@ -138,21 +138,22 @@ class WorkDir {
 };
 
 void print_header(std::FILE* out) {
-  fmt::print(out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9} {:>9} {}\n", "ds",
-             "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked",
-             "rec_ms_med", "rec_ms_max", "domain");
+  fmt::print(out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>8} {:>9} {:>9} {}\n",
+             "ds", "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked",
+             "dangling", "rec_ms_med", "rec_ms_max", "domain");
 }
 
 void print_row(std::FILE* out, const nlohmann::json& rec) {
   const auto& c = rec["config"];
   const auto& m = rec["metrics"];
-  fmt::print(out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>9.2f} {:>9.2f} {}\n",
-             c["ds"].get<std::string>(), c["mode"].get<std::string>(),
-             c["model"].get<std::string>(), m["points"].get<uint64_t>(),
-             m["recovered"].get<uint64_t>(), m["invariant_failures"].get<uint64_t>(),
-             m["lost_acknowledged"].get<uint64_t>(), m["half_applied"].get<uint64_t>(),
-             m["leaked_objects"].get<uint64_t>(), m["recovery_ms_median"].get<double>(),
-             m["recovery_ms_max"].get<double>(), c["domain"].get<std::string>());
+  fmt::print(
+      out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>8} {:>9.2f} {:>9.2f} {}\n",
+      c["ds"].get<std::string>(), c["mode"].get<std::string>(), c["model"].get<std::string>(),
+      m["points"].get<uint64_t>(), m["recovered"].get<uint64_t>(),
+      m["invariant_failures"].get<uint64_t>(), m["lost_acknowledged"].get<uint64_t>(),
+      m["half_applied"].get<uint64_t>(), m["leaked_objects"].get<uint64_t>(),
+      m["dangling_objects"].get<uint64_t>(), m["recovery_ms_median"].get<double>(),
+      m["recovery_ms_max"].get<double>(), c["domain"].get<std::string>());
   std::fflush(out);
 }
 
@@ -320,6 +321,7 @@ void crash(const CrashCliOptions& o) {
           {"lost_acknowledged", r.lost_acknowledged},
           {"half_applied", r.half_applied},
           {"leaked_objects", r.leaked_objects},
+          {"dangling_objects", r.dangling_objects},
           {"recovery_ms_median", r.recovery_ms_median()},
           {"recovery_ms_max", r.recovery_ms_max()},
           {"points_available", r.points_available},

@@ -30,7 +30,8 @@ double CrashReport::recovery_ms_max() const {
 
 bool CrashReport::violation(bool trans) const {
   return recovered != points || invariant_failures != 0 || lost_acknowledged != 0 ||
-         half_applied != 0 || leaks_after_repair != 0 || (trans && leaked_objects != 0);
+         half_applied != 0 || dangling_objects != 0 || leaks_after_repair != 0 ||
+         (trans && leaked_objects != 0);
 }
 
 namespace {
@@ -64,8 +65,10 @@ void CrashReport::add(const PointResult& r) {
   half_applied += r.half;
   leaked_objects += r.leaked;
   leaks_after_repair += r.leaked_after;
+  dangling_objects += r.dangling;
   recovery_crashes += r.recovery_crashes;
-  const bool failed = !r.recovered || !r.invariants_ok || r.lost != 0 || r.half != 0;
+  const bool failed =
+      !r.recovered || !r.invariants_ok || r.lost != 0 || r.half != 0 || r.dangling != 0;
   if (failed) ++failure_kinds[failure_kind(r.message[0] != '\0' ? r.message : "failed")];
   if (failed && failures.size() < 8) {
     failures.push_back(fmt::format("point {} (op {}): {}", r.point, r.op_index,

@@ -26,9 +26,13 @@
 // wild pointer, a walk that never ends: killed after a timeout) is reported as a
 // failed recovery, and the run goes on. A worker opens the image (libpmemobj's
 // own recovery runs here), constructs the structure (its recover()), and times
-// both: the recovery time. Then it counts leaks, checks invariants, compares the
-// contents with the model of acknowledged operations, closes the pool and runs
-// `pmempool check` on it.
+// both: the recovery time. Then it counts leaks (allocated but unreachable) and
+// dangling objects (reachable but not allocated, of the wrong type or outside
+// the pool: freed but still linked), checks invariants, compares the contents
+// with the model of acknowledged operations, runs a few operations on the
+// recovered structure against a model of its contents (reads, inserts that
+// allocate, reads again: crash/models.h's probe_ops, so the reuse of a
+// dangling node shows), closes the pool and runs `pmempool check` on it.
 //
 // Contents: ops[0, i) were acknowledged when the crash hit op i (in flight).
 // The recovered structure is compared with a sequential model of its
@@ -130,6 +134,7 @@ struct PointResult {
   uint64_t half = 0;
   uint64_t leaked = 0;            // unreachable objects before leak repair
   uint64_t leaked_after = 0;      // still unreachable after recovery
+  uint64_t dangling = 0;          // reachable objects not allocated (or of the wrong type)
   uint64_t recovery_crashes = 0;  // crashes inside recovery checked
   double recovery_ms = 0;
   char message[256] = {};
@@ -144,6 +149,7 @@ struct CrashReport {
   uint64_t half_applied = 0;
   uint64_t leaked_objects = 0;
   uint64_t leaks_after_repair = 0;
+  uint64_t dangling_objects = 0;  // reachable but not allocated, wrong type or outside the pool
   uint64_t pmempool_failures = 0;
   uint64_t recovery_crashes = 0;  // crashes inside recovery checked (all points)
   std::vector<double> recovery_ms;
@@ -154,8 +160,9 @@ struct CrashReport {
 
   double recovery_ms_median() const;
   double recovery_ms_max() const;
-  // Any failed recovery, invariant failure, lost or half-applied operation, or
-  // leak left behind (pmem-persist: after repair; pmem-trans: any at all).
+  // Any failed recovery, invariant failure, lost or half-applied operation,
+  // dangling object, or leak left behind (pmem-persist: after repair;
+  // pmem-trans: any at all).
   bool violation(bool trans) const;
   void add(const PointResult& r);
 };

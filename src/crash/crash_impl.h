@@ -20,6 +20,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_set>
 
 #include "backend/shadow.h"
 #include "crash/crash.h"
@@ -272,6 +273,104 @@ void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e
   }
 }
 
+// Freed but still linked: every object the recovered structure reaches from
+// its root (for_each_object) must be an allocated object of the pool
+// (libpmemobj's object list, backend/object_index.h): one that starts where
+// the link points and lies inside the pool. Then, when all are, the
+// structure's checked links (B::follow) are walked against that list, in a
+// child process (a wrong link faults or throws there, not here), which also
+// checks each link's type number and size. Returns the violations found
+// (the walk's counts as one) and notes the first in `r`.
+template <class B, class DS>
+uint64_t count_dangling(B& b, const DS& ds, PointResult& r, double timeout_s) {
+  const ObjectIndex index(b.pop(), b.pool_bytes());
+  const auto* base = reinterpret_cast<const char*>(b.pop());
+  uint64_t n = 0;
+  std::unordered_set<const void*> seen;
+  ds.for_each_object([&](const void* obj) {
+    if (!seen.insert(obj).second) return false;
+    const auto* p = static_cast<const char*>(obj);
+    if (p < base || p >= base + b.pool_bytes()) {
+      ++n;
+      set_message(r, "dangling: a reachable object lies outside the pool");
+      return false;
+    }
+    const auto off = static_cast<uint64_t>(p - base);
+    if (index.find(off) == nullptr) {
+      ++n;
+      set_message(r, fmt::format("dangling: the reachable object at offset {:#x} is not allocated "
+                                 "(freed but still linked)",
+                                 off));
+    }
+    return true;
+  });
+  if (n != 0) return n;
+  const PointResult typed = in_child(
+      [&] {
+        PointResult c;
+        c.recovered = 1;
+        try {
+          b.index_objects();
+          std::unordered_set<const void*> again;
+          ds.for_each_object([&](const void* obj) { return again.insert(obj).second; });
+        } catch (const std::exception& ex) {
+          c.recovered = 0;
+          set_message(c, fmt::format("dangling: {}", ex.what()));
+        }
+        return c;
+      },
+      timeout_s);
+  if (typed.recovered) return 0;
+  set_message(r, typed.message[0] != '\0' ? typed.message : "dangling: the checked walk failed");
+  return 1;
+}
+
+// The post-recovery probe (probe_ops in crash/models.h) on a structure that
+// passed the other checks, against the model of its contents `got`: each
+// wrong response, and contents that differ from the model afterwards, count
+// as lost acknowledged data.
+template <class DS>
+void probe_recovered(DS& ds, const CrashWorkload& w, const Items& got, PointResult& r) {
+  constexpr OpSet S = DS::kOpSet;
+  constexpr uint32_t kFresh = 4;
+  const uint32_t vsize = w.ds.value_size;
+  SeqModel<S> m = SeqModel<S>::from(got, S == OpSet::kQueue ? w.ds.queueslots : 0);
+  std::vector<Op> candidates = w.ops;
+  for (const auto& ops : w.thread_ops) candidates.insert(candidates.end(), ops.begin(), ops.end());
+  std::vector<char> buf(std::max<uint32_t>(vsize, w.ds.slotsize) + 8);
+  auto&& t = worker_target(ds, 0);
+  const auto wrong = [&](const Op& op, const char* what) {
+    ++r.lost;
+    set_message(r, fmt::format("{} of {:#x}: {}", op_name(op.type), op.key, what));
+  };
+  for (const Op& op : probe_ops<S>(got, candidates, kFresh)) {
+    const auto want = m.respond(op);
+    uint64_t out = 0;
+    const bool found = apply_op<S>(t, op, buf.data(), vsize, out);
+    if (!want.checked) {
+      if (found) m.apply(op);
+      continue;
+    }
+    if (found != want.found) {
+      wrong(op, found ? "found, the model has none" : "not found, the model has it");
+    } else if (found && op.type == OpType::kPop && out != want.out) {
+      wrong(op, "returned another element");
+    } else if (found && want.bytes != nullptr && std::memcmp(buf.data(), want.bytes, vsize) != 0) {
+      wrong(op, "wrong bytes");
+    }
+    m.apply(op);
+  }
+  const uint64_t count = ds.check();
+  const Items after = collect<S>(ds, vsize, 4 * (got.size() + kFresh) + 64);
+  const Items want = m.items(vsize);
+  const Verdict v = compare(S, after, want, want, std::nullopt, "");
+  if (count != after.size() || v.lost + v.half != 0) {
+    r.lost += std::max<uint64_t>(1, v.lost + v.half);
+    set_message(r, fmt::format("the probe's operations left other contents than the model ({})",
+                               v.message.empty() ? "check() disagrees with the walk" : v.message));
+  }
+}
+
 // Opens the image at `spec`, recovers, checks: runs in a worker process. With
 // recovery points, recovery runs through the checking backend SB and a second
 // image is taken at each of its first `recovery_points` crash points; they are
@@ -319,6 +418,7 @@ PointResult check_opened(const CrashOptions& opt, const CrashWorkload& w, const 
     r.leaked = b.repaired_objects() + left;
     r.leaked_after = left;
     if (left != 0) set_message(r, fmt::format("{} unreachable objects after recovery", left));
+    r.dangling = count_dangling(b, ds, r, opt.worker_timeout_s);
 
     bool ok = true;
     uint64_t count = 0;
@@ -340,6 +440,26 @@ PointResult check_opened(const CrashOptions& opt, const CrashWorkload& w, const 
     }
     r.invariants_ok = ok ? 1 : 0;
     compare_contents(ds, w, e, got, r);
+    if (ok && r.lost == 0 && r.half == 0) {
+      // In a child process: a probe that loops or faults on a reused node is
+      // a finding, not a lost point.
+      PointResult p = in_child(
+          [&] {
+            PointResult c;
+            c.recovered = 1;
+            try {
+              probe_recovered(ds, w, got, c);
+            } catch (const std::exception& ex) {
+              ++c.lost;
+              set_message(c, fmt::format("the probe failed: {}", ex.what()));
+            }
+            return c;
+          },
+          opt.worker_timeout_s / 4);
+      if (!p.recovered) ++p.lost;  // the child faulted or timed out
+      r.lost += p.lost;
+      if (p.lost != 0) set_message(r, fmt::format("after recovery: {}", p.message));
+    }
   } catch (const std::exception& ex) {
     set_message(r, fmt::format("{}: {}", opened ? "check" : "recovery", ex.what()));
     if (!opened) {
@@ -363,8 +483,8 @@ PointResult check_opened(const CrashOptions& opt, const CrashWorkload& w, const 
     std::error_code ec;
     std::filesystem::remove(s2.path(), ec);
     ++r.recovery_crashes;
-    const bool failed =
-        !r2.recovered || !r2.invariants_ok || r2.lost != 0 || r2.half != 0 || r2.leaked_after != 0;
+    const bool failed = !r2.recovered || !r2.invariants_ok || r2.lost != 0 || r2.half != 0 ||
+                        r2.leaked_after != 0 || r2.dangling != 0;
     if (failed) {
       set_message(r, fmt::format("after a crash inside recovery: {}",
                                  r2.message[0] != '\0' ? r2.message : "failed"));
@@ -373,6 +493,7 @@ PointResult check_opened(const CrashOptions& opt, const CrashWorkload& w, const 
       r.lost += r2.lost;
       r.half += r2.half;
       r.leaked_after += r2.leaked_after;
+      r.dangling += r2.dangling;
     }
   }
   return r;

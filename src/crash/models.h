@@ -114,6 +114,57 @@ class SeqModel {
   // A bounded queue or stack refuses pushes beyond `capacity` (0: unbounded).
   void set_capacity(uint64_t capacity) { capacity_ = capacity; }
 
+  // The state `items` lists (in the structure's order); values point into
+  // `items`, which must outlive the model.
+  static SeqModel from(const Items& items, uint64_t capacity) {
+    SeqModel m;
+    m.set_capacity(capacity);
+    const bool push = S == OpSet::kQueue || S == OpSet::kStack;
+    const auto add = [&](const Item& i) {
+      m.apply(Op{.key = i.key,
+                 .value = i.bytes.empty() ? nullptr : i.bytes.data(),
+                 .type = push ? OpType::kPush : OpType::kInsert});
+    };
+    if constexpr (S == OpSet::kStack) {
+      for (auto it = items.rbegin(); it != items.rend(); ++it) add(*it);  // listed top first
+    } else {
+      for (const Item& i : items) add(i);
+    }
+    return m;
+  }
+
+  // What apply_op (crash/crash_impl.h) must answer for `op` in this state:
+  // found (workload/op_set.h's response: a read or contains finds the key, an
+  // insert finds it present, a push is accepted, a pop finds an element), the
+  // id a pop returns and the bytes a read or a queue pop copies out (nullptr:
+  // nothing to compare). `checked` is false for a stack's push: the model
+  // does not know the node pool's bound, so a refused push is not a fault.
+  struct Response {
+    bool found = false;
+    bool checked = true;
+    uint64_t out = 0;
+    const char* bytes = nullptr;
+  };
+  Response respond(const Op& op) const {
+    Response r;
+    if constexpr (S == OpSet::kKv || S == OpSet::kOrderedKv) {
+      const auto it = kv_.find(op.key);
+      r.found = it != kv_.end();
+      if (r.found && op.type == OpType::kRead) r.bytes = it->second;
+    } else if constexpr (S == OpSet::kSet) {
+      r.found = set_.count(op.key) != 0;
+    } else if (op.type == OpType::kPush) {
+      r.found = capacity_ == 0 || seq_.size() < capacity_;
+      r.checked = S == OpSet::kQueue;
+    } else if (!seq_.empty()) {
+      const auto& e = S == OpSet::kQueue ? seq_.front() : seq_.back();
+      r.found = true;
+      r.out = e.first;
+      if (S == OpSet::kQueue) r.bytes = e.second;
+    }
+    return r;
+  }
+
   // The items in the structure's order.
   Items items(uint32_t vsize) const {
     Items out;
@@ -136,6 +187,48 @@ class SeqModel {
   std::deque<std::pair<uint64_t, const char*>> seq_;
   uint64_t capacity_ = 0;
 };
+
+// Operations run on a recovered structure after its checks (post-recovery
+// probe): reads of every key it holds (set: contains; queue, stack: none),
+// then `fresh` inserts or pushes of elements it does not hold (taken from
+// `candidates`, the workload's operations, so every structure accepts their
+// keys), so that they allocate; then reads of every key again (queue, stack:
+// pops until empty, and one more). A node freed but still linked is reused
+// by such an allocation, and the reads, the pops or the contents afterwards
+// show it.
+template <OpSet S>
+std::vector<Op> probe_ops(const Items& held, const std::vector<Op>& candidates, uint32_t fresh) {
+  std::set<uint64_t> have;
+  for (const Item& i : held) have.insert(i.key);
+  std::vector<Op> added;
+  for (const Op& c : candidates) {
+    if (added.size() == fresh) break;
+    if (have.count(c.key) != 0) continue;
+    if ((c.type == OpType::kInsert || c.type == OpType::kPush) &&
+        (c.value != nullptr || S == OpSet::kSet || S == OpSet::kStack)) {
+      have.insert(c.key);
+      added.push_back(Op{.key = c.key, .value = c.value, .type = c.type});
+    }
+  }
+  std::vector<Op> out;
+  constexpr bool seq = S == OpSet::kQueue || S == OpSet::kStack;
+  const auto reads = [&] {
+    if constexpr (!seq) {
+      const OpType look = S == OpSet::kSet ? OpType::kContains : OpType::kRead;
+      for (uint64_t k : have) out.push_back(Op{.key = k, .value = nullptr, .type = look});
+    }
+  };
+  reads();
+  out.insert(out.end(), added.begin(), added.end());
+  if constexpr (seq) {
+    for (size_t i = 0; i <= held.size() + added.size(); ++i) {
+      out.push_back(Op{.key = 0, .value = nullptr, .type = OpType::kPop});
+    }
+  } else {
+    reads();
+  }
+  return out;
+}
 
 // What comparing recovered contents with the model found.
 struct Verdict {

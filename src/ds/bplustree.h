@@ -155,8 +155,9 @@ class BPlusTree {
         x = c->n > min_ ? c : fill_child(x, i, c);
       }
       const uint32_t i = node_lower_bound(keys(x), x->n, key);
-      b_.free(vals(x)[i]);
+      const ValPtr gone = vals(x)[i];  // freed once unlinked: a crash leaks it at worst
       leaf_erase(x, i);
+      b_.free(gone);
       if (!root_.top()->leaf && root_.top()->n == 0)
         root_.collapse(kids(root_.top())[0]);  // emptied by a merge
     });

@@ -294,8 +294,10 @@ class BTreeImpl {
       std::memcpy(dst, &e.ref, sizeof(ValPtr));
     }
   }
-  void release_value(Node* x, uint32_t i) {
-    if constexpr (!kEmbedded) b_.free(vref(x, i));
+  // Frees the value object of an entry no node links any more (btree): freed
+  // only after the unlink, so a crash leaks it, never leaves it linked.
+  void release_value(const Entry& gone) {
+    if constexpr (!kEmbedded) b_.free(gone.ref);
   }
 
   NodePtr new_node(bool leaf) {
@@ -309,7 +311,7 @@ class BTreeImpl {
 
   void free_subtree(const NodePtr& p) {
     Node* x = p.get();
-    for (uint32_t j = 0; j < x->n; ++j) release_value(x, j);
+    for (uint32_t j = 0; j < x->n; ++j) release_value(entry_of(x, j));
     for (uint32_t j = 0; !x->leaf && j <= x->n; ++j) free_subtree(kids(x)[j]);
     b_.free(p);
   }
@@ -409,8 +411,9 @@ class BTreeImpl {
       const uint32_t i = node_lower_bound(keys(x), n, key);
       const bool here = i < n && keys(x)[i] == key;
       if (x->leaf) {
-        if (free_value) release_value(x, i);
+        const Entry gone = entry_of(x, i);
         erase_at(x, i, kNoKid);
+        if (free_value) release_value(gone);
         return;
       }
       if (here) {
@@ -424,8 +427,9 @@ class BTreeImpl {
           while (!p->leaf) p = kids(p)[pred ? p->n : 0].get();
           const uint32_t j = pred ? p->n - 1 : 0;
           const uint64_t moved = keys(p)[j];
-          release_value(x, i);
+          const Entry gone = entry_of(x, i);
           replace_entry(x, i, moved, entry_of(p, j));
+          release_value(gone);
           key = moved;
           free_value = false;
           x = pred ? y : z;

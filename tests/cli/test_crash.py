@@ -11,7 +11,7 @@ from conftest import DURABLE_INTERNAL, EADR_ONLY, read_records
 
 SMALL = ["-p", "recordcount=20", "-p", "operationcount=40"]
 METRICS = ["points", "recovered", "invariant_failures", "lost_acknowledged", "half_applied",
-           "leaked_objects", "recovery_ms_median", "recovery_ms_max"]
+           "leaked_objects", "dangling_objects", "recovery_ms_median", "recovery_ms_max"]
 CRASH_STRUCTURES = ["arraylist", "linkedlist", "hashtable", "skiplist", "btree",
                     "btree-embedded", "bplustree", "rbtree"]
 
@@ -26,7 +26,7 @@ def test_table_and_record(pmemids, pool_dir, out_path):
     assert r.returncode == 0, r.describe()
     header, row = r.stdout.splitlines()[:2]
     for col in ["ds", "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half",
-                "leaked", "rec_ms_med", "rec_ms_max"]:
+                "leaked", "dangling", "rec_ms_med", "rec_ms_max"]:
         assert col in header.split()
     assert row.split()[:4] == ["linkedlist", "pmem-trans", "power", "5"]
     recs = read_records(out_path)
@@ -43,7 +43,7 @@ def test_table_and_record(pmemids, pool_dir, out_path):
         assert name in m, name
     assert m["points"] == 5 and m["recovered"] == 5
     assert m["invariant_failures"] == m["lost_acknowledged"] == m["half_applied"] == 0
-    assert m["leaked_objects"] == 0
+    assert m["leaked_objects"] == m["dangling_objects"] == 0
     assert 0 < m["recovery_ms_median"] <= m["recovery_ms_max"]
     # Nothing is left behind in the pool directory.
     assert list(pool_dir.iterdir()) == []

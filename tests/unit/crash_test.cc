@@ -268,6 +268,7 @@ void bounded_run(const ScratchDir& dir, CrashModel model, uint32_t points,
   const CrashReport r = run_crash<P::template With, typename ShadowOf<B>::type>(o, f.w);
   EXPECT_EQ(r.points, std::min<uint64_t>(points, r.points_available));
   EXPECT_EQ(r.recovered, r.points) << describe(r);
+  EXPECT_EQ(r.dangling_objects, 0u) << describe(r);
   EXPECT_EQ(r.leaks_after_repair, 0u) << describe(r);
   if (!torn_modes<typename P::DS>().has(B::kMode)) {
     EXPECT_FALSE(r.violation(B::kMode == Mode::kTrans)) << describe(r);
