@@ -89,3 +89,33 @@ def test_readme_table_is_spliced_between_its_markers(tmp_path, capsys):
     assert table.main([str(v), "--readme", str(bare)]) == 2
     assert "no '<!-- reproduce-table:begin -->'" in capsys.readouterr().err
     assert bare.read_text() == "no markers\n"
+
+
+def test_readme_update_replaces_only_the_rows_of_its_claims(tmp_path, capsys):
+    from pmemids_report.reproduce import table
+    full = write(tmp_path, [verdict("001-O4", "within noise", "old"),
+                            verdict("003-missrate", "reproduced", "0.1001")])
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{table.BEGIN}\nstale\n{table.END}\noutro\n")
+    assert table.main([str(full), "--readme", str(readme), "--command", "all"]) == 0
+    some = tmp_path / "some.jsonl"
+    some.write_text(json.dumps(verdict("001-O4", "reproduced", "0.5x")) + "\n"
+                    + json.dumps(verdict("002-ring", "not reproduced", "0.9x")) + "\n")
+    before = readme.read_text()
+    assert table.main([str(some), "--readme", str(readme), "--update", "--command", "ids"]) == 0
+    text = readme.read_text()
+    assert text.startswith("intro\n<!-- reproduce-table:begin -->\n3 claims at scale quick")
+    assert "regenerate with `all`" in text
+    assert "The rows of 001-O4, 002-ring were updated at scale quick" in text and "with `ids`" in text
+    assert "| 001-O4 | §V-B | reproduced | 0.5x |" in text and "| old |" not in text
+    assert "| 003-missrate |" in text
+    ids = [ln.split("|")[1].strip() for ln in text.splitlines() if ln.startswith("| 0")]
+    assert ids == ["001-O4", "002-ring", "003-missrate"]
+    assert text.endswith("<!-- reproduce-table:end -->\noutro\n")
+    # Nothing to update: refused, the README unchanged.
+    bare = tmp_path / "BARE.md"
+    bare.write_text(f"{table.BEGIN}\nno table\n{table.END}\n")
+    assert table.main([str(some), "--readme", str(bare), "--update"]) == 2
+    assert "no table of verdicts" in capsys.readouterr().err
+    assert bare.read_text() == f"{table.BEGIN}\nno table\n{table.END}\n"
+    assert before != text

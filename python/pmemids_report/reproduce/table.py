@@ -6,14 +6,18 @@ Prints a Markdown table (the last verdict of each claim, by id: its section, ver
 our numbers; the seed's figures are on the report's reproduction page) or, with --readme,
 replaces what lies between the README's `<!-- reproduce-table:begin -->` and
 `<!-- reproduce-table:end -->` lines with it. scripts/reproduce-table.sh runs the claims
-and then this. Exit 2 with a message for a missing file, a record that is not a
-verdict, or a README without the markers.
+and then this. With --update (and --readme), only the rows of the claims in VERDICTS
+are replaced (or added, in id order); the other rows and the text above the table stay (its claim count updated),
+and a sentence names the claims updated, when, at what load and with which command.
+Exit 2 with a message for a missing file, a record that is not a verdict, or a README
+without the markers (or, with --update, without a table between them).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -51,31 +55,62 @@ def _cell(text) -> str:
     return (str(text) if text else "–").replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(verdicts: list[dict], command: str | None) -> str:
+HEADER = ["| claim | seed, section | verdict | ours (per check) |", "| --- | --- | --- | --- |"]
+
+
+def _where(verdicts: list[dict]) -> str:
+    """Scale(s), host, PMEM kind, load and time of the verdicts, as a phrase."""
     hosts = sorted({h for v in verdicts for h in v.get("hosts", [])})
     pmem = sorted({p for v in verdicts for p in v.get("pmem", [])})
     scales = sorted({v["scale"] for v in verdicts})
     stamp = max((v.get("timestamp", "") for v in verdicts), default="")
     loads = [v["load_average"][0] for v in verdicts if v.get("load_average") and v.get("hosts")]
-    head = (f"{len(verdicts)} claims at scale {', '.join(scales)}"
+    return (f"at scale {', '.join(scales)}"
             + (f", measured on {', '.join(hosts)} ({', '.join(pmem)} PMEM)" if hosts else "")
             + (f", load average {_span(loads)} when decided" if loads else "")
-            + (f", {stamp}" if stamp else "")
+            + (f", {stamp}" if stamp else ""))
+
+
+def _row(v: dict) -> str:
+    c = v["claim"]
+    return f"| {c['id']} | {_cell(c['section'])} | {_cell(v['verdict'])} | {_cell(v.get('ours'))} |"
+
+
+def markdown(verdicts: list[dict], command: str | None) -> str:
+    head = (f"{len(verdicts)} claims {_where(verdicts)}"
             + (f"; regenerate with `{command}`" if command else "") + ".")
-    rows = ["| claim | seed, section | verdict | ours (per check) |", "| --- | --- | --- | --- |"]
-    for v in verdicts:
-        c = v["claim"]
-        rows.append(f"| {c['id']} | {_cell(c['section'])} | {_cell(v['verdict'])} | {_cell(v.get('ours'))} |")
-    return head + "\n\n" + "\n".join(rows) + "\n"
+    return head + "\n\n" + "\n".join(HEADER + [_row(v) for v in verdicts]) + "\n"
 
 
-def splice(readme: Path, table: str) -> None:
-    text = readme.read_text(encoding="utf-8")
+def updated(current: str, verdicts: list[dict], command: str | None) -> str:
+    """The table between the markers, `current`, with the rows of `verdicts` replaced."""
+    lines = current.strip("\n").split("\n")
+    if HEADER[0] not in lines:
+        raise TableError("--update: no table of verdicts between the markers to update")
+    at = lines.index(HEADER[0])
+    rows = {ln.split("|")[1].strip(): ln for ln in lines[at + 2:] if ln.startswith("| ")}
+    rows.update({v["claim"]["id"]: _row(v) for v in verdicts})
+    ids = ", ".join(v["claim"]["id"] for v in verdicts)
+    note = (f"The rows of {ids} were updated {_where(verdicts)}"
+            + (f", with `{command}`" if command else "") + ".")
+    head = re.sub(r"^\d+ claims ", f"{len(rows)} claims ", "\n".join(lines[:at]).rstrip("\n"))
+    return head + "\n" + note + "\n\n" + "\n".join(HEADER + [rows[k] for k in sorted(rows)]) + "\n"
+
+
+def _between(text: str, readme: Path) -> tuple[str, str, str]:
     if BEGIN not in text or END not in text or text.index(BEGIN) > text.index(END):
         raise TableError(f"{readme}: no '{BEGIN}' ... '{END}' lines to replace")
     before, rest = text.split(BEGIN, 1)
-    _, after = rest.split(END, 1)
-    readme.write_text(f"{before}{BEGIN}\n{table}{END}{after}", encoding="utf-8")
+    current, after = rest.split(END, 1)
+    return before, current, after
+
+
+def splice(readme: Path, table) -> None:
+    """Replaces the table between the markers by `table`, or by `table(current)`."""
+    text = readme.read_text(encoding="utf-8")
+    before, current, after = _between(text, readme)
+    new = table(current) if callable(table) else table
+    readme.write_text(f"{before}{BEGIN}\n{new}{END}{after}", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,13 +118,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("verdicts", type=Path)
     p.add_argument("--readme", type=Path, help="replace the table between the markers of this file")
     p.add_argument("--command", help="the command that made the verdicts, named above the table")
+    p.add_argument("--update", action="store_true",
+                   help="with --readme: replace only the rows of the claims in VERDICTS")
     args = p.parse_args(argv)
+    if args.update and not args.readme:
+        p.error("--update needs --readme (the table to update)")
     try:
-        table = markdown(latest(args.verdicts), args.command)
-        if args.readme:
-            splice(args.readme, table)
+        verdicts = latest(args.verdicts)
+        if args.update:
+            splice(args.readme, lambda current: updated(current, verdicts, args.command))
+        elif args.readme:
+            splice(args.readme, markdown(verdicts, args.command))
         else:
-            print(table, end="")
+            print(markdown(verdicts, args.command), end="")
     except TableError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
