@@ -40,6 +40,7 @@ title and appended to the id (fig3_single_thread_recordcount-2000).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -223,9 +224,17 @@ def _setting(v) -> str:
     return "default" if missing(v) else str(v)
 
 
+# Ids name files (figures/<id>.png): longer ones keep their first characters
+# and end in a digest of the whole, so they stay unique and within NAME_MAX.
+ID_MAX = 160
+
+
 def _id(stem: str, settings: dict) -> str:
     suffix = "".join(f"_{k}-{_setting(v)}" for k, v in settings.items())
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", stem + suffix)
+    full = re.sub(r"[^A-Za-z0-9._-]+", "-", stem + suffix)
+    if len(full) <= ID_MAX:
+        return full
+    return f"{full[:ID_MAX - 13]}_{hashlib.sha1(full.encode()).hexdigest()[:12]}"
 
 
 def _title(text: str, settings: dict) -> str:

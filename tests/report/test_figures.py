@@ -91,6 +91,16 @@ def test_differing_settings_split_a_figure(tmp_path):
     assert set(spec.data["recordcount"]) == {4000} and len(spec.data) == 24
 
 
+def test_ids_of_many_differing_settings_stay_short_and_unique():
+    # A reproduce report split by a dozen settings named files over NAME_MAX.
+    long = {f"setting_{i}": "eadr-emulated" for i in range(20)}
+    a = figures._id("latency_read", long)
+    b = figures._id("latency_read", {**long, "setting_19": "adr"})
+    assert len(a) <= figures.ID_MAX and len(b) <= figures.ID_MAX
+    assert a != b and a.startswith("latency_read_setting_0-eadr-emulated")
+    assert figures._id("fig3", {"recordcount": 2000}) == "fig3_recordcount-2000"
+
+
 @pytest.mark.parametrize("values,log", [([1, 20], False), ([1, 21], True), ([5, 5000], True), ([0, 7], False)])
 def test_log_scale_beyond_twenty_times(values, log):
     fig, ax = plt.subplots()

@@ -348,8 +348,11 @@ def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int
         for v in verdicts:
             print(f"  {v['claim']['id']:<10} {v['verdict']}")
     if sources is None and not args.no_report:
-        from .. import report
+        from .. import report  # matplotlib: only when a report is drawn
         inputs = [str(f) for f in sorted(out.glob("*.jsonl")) if f.stat().st_size > 0]
-        index = report.make(inputs, out / "report")
+        try:
+            index = report.make(inputs, out / "report")
+        except report.WriteError as e:
+            raise RuntimeError(f"{e} (the verdicts are in {out / 'verdicts.jsonl'})") from e
         print(f"{PROG}: wrote {index.parent / 'reproduction.html'}", file=sys.stderr)
     return 0
