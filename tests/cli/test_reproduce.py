@@ -69,6 +69,18 @@ def test_check_finds_a_value_no_configuration_has(binary, tmp_path):
     assert "mode=pmem-persistent matches no configuration of its sweeps" in p.stderr
 
 
+def test_check_wants_every_recorded_spelling_of_a_resolved_domain(binary, tmp_path):
+    # --domain eadr runs record eadr-emulated on this machine: domain=eadr alone matched nothing.
+    bad = (CLAIMS / "002-ring.toml").read_text().replace("domain=eadr|eadr-emulated", "domain=eadr")
+    bad = bad.replace('file = "sweeps/', f'file = "{REPO}/sweeps/')
+    d = tmp_path / "claims"
+    d.mkdir()
+    (d / "002-ring.toml").write_text(bad)
+    p = reproduce(binary, "--check", "--claims", d, timeout=300)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "domain=eadr: --domain eadr runs are recorded as eadr or eadr-emulated" in p.stderr
+
+
 def test_bad_claim_file_and_bad_arguments_are_exit_2(binary, tmp_path):
     d = tmp_path / "claims"
     d.mkdir()

@@ -213,6 +213,24 @@ def _check_terms(claim: Claim, scale: str, configs: list[dict]) -> None:
                     raise ClaimError(
                         f"{claim.path}: {ch.predicate}: {key}={'|'.join(words)} matches no "
                         f"configuration of its sweeps at scale {scale}")
+                _check_recorded_spellings(claim, ch.predicate, key, words)
+
+
+# A configuration's argument and the value its records carry differ where the
+# binary resolves it on the machine: --domain eadr runs record "eadr" on an
+# eADR platform and "eadr-emulated" elsewhere. A select naming one spelling
+# would match nothing on the other machines.
+_RECORDED_AS = {"domain": {"eadr": ("eadr", "eadr-emulated")}}
+
+
+def _check_recorded_spellings(claim: Claim, predicate: str, key: str, words: tuple) -> None:
+    for argument, spellings in _RECORDED_AS.get(key, {}).items():
+        named = [s for s in spellings if s in words]
+        if named and len(named) < len(spellings):
+            raise ClaimError(
+                f"{claim.path}: {predicate}: {key}={'|'.join(words)}: --{key} {argument} runs "
+                f"are recorded as {' or '.join(spellings)} depending on the machine; write "
+                f"{key}={'|'.join(spellings)}")
 
 
 def covers(value, word: str, key: str) -> bool:
