@@ -57,8 +57,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     const std::string unknown = unknown_command(app, argc, argv);
-    fmt::print(stderr, "pmemids: error: {}\n(run 'pmemids --help' or 'pmemids run --help')\n",
-               unknown.empty() ? pmemids::escape_control(e.what()) : unknown);
+    // The help of the subcommand being parsed, else the command list.
+    const auto subs = app.get_subcommands();
+    const std::string help = subs.empty()
+                                 ? "pmemids --help' or 'pmemids run --help"
+                                 : fmt::format("pmemids {} --help", subs.front()->get_name());
+    fmt::print(stderr, "pmemids: error: {}\n(run '{}')\n",
+               unknown.empty() ? pmemids::escape_control(e.what()) : unknown, help);
     return 2;
   } catch (const pmemids::Error& e) {
     fmt::print(stderr, "pmemids: error: {}\n", pmemids::escape_control(e.what()));

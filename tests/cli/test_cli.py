@@ -473,6 +473,13 @@ def test_no_arguments_is_a_usage_error(pmemids):
     assert r.stderr.strip() or r.stdout.strip(), "no usage message"
 
 
+@pytest.mark.parametrize("command", ["crash", "sweep", "micro", "run"])
+def test_a_parse_error_points_at_its_commands_help(pmemids, command):
+    r = pmemids(command, "--no-such-option")
+    assert r.returncode == 2, r.describe()
+    assert f"(run 'pmemids {command} --help')" in r.stderr, r.stderr
+
+
 def test_run_help(pmemids):
     r = pmemids("run", "--help")
     assert r.returncode == 0, r.describe()
