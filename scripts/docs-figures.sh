@@ -142,6 +142,7 @@ if has seed002; then  # performance.md: seed 002's lock-free ring buffer and lis
   fig pmemids sweep sweeps/seed002-fig16-ring.toml --out "$out/seed002-fig16-ring.jsonl"
   fig pmemids sweep sweeps/seed002-fig13-list-latency.toml --out "$out/seed002-fig13-list-latency.jsonl"
   fig pmemids sweep sweeps/seed002-fig11-lists.toml --out "$out/seed002-fig11-lists.jsonl"
+  fig pmemids reproduce 002-ring 002-eADR 002-lists 002-logging 002-Fig15 --scale quick --out "$out/reproduce"
 fi
 if has stacks; then  # performance.md: combining stacks (seed 004)
   for t in 1 2 4 8 16; do

@@ -1,12 +1,34 @@
 // `pmemids micro <bench>` and `pmemids micro all`: in-process micro-benchmarks
 // of the persistence primitives (src/micro, docs/micro.md).
+#include <fmt/format.h>
+
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "cli/commands.h"
+#include "errors.h"
 #include "micro/driver.h"
 #include "micro/libpmem_env.h"
+#include "util/escape.h"
 
 namespace pmemids {
+namespace {
+
+// The bench's own options are parsed by its subcommand; anything left over
+// reached `micro` only because it allows extras (for the bench name): refused
+// before the bench runs.
+void refuse_extras(const CLI::App* micro_app, const CLI::App* sub, std::string_view bench) {
+  auto extras = sub->remaining();
+  for (auto& e : micro_app->remaining()) extras.push_back(e);
+  if (extras.empty()) return;
+  std::string all;
+  for (const auto& e : extras) all += (all.empty() ? "" : " ") + e;
+  throw UsageError(fmt::format("micro {}: unknown argument(s) {}; see 'pmemids micro {} --help'",
+                               bench, escape_control(all), bench));
+}
+
+}  // namespace
 
 void add_micro_command(CLI::App& app) {
   micro::start_env();  // libpmem's environment as the process started, before anything sets it
@@ -26,13 +48,17 @@ void add_micro_command(CLI::App& app) {
     CLI::App* sub = micro_app->add_subcommand(
         std::string(b.name), std::string(b.summary) + " (" + std::string(b.seeds) + ")");
     micro::add_micro_options(sub, *o, &b);
-    sub->callback([o, &b] { micro::run_micro({micro::resolve(b, *o, false)}, *o); });
+    sub->callback([o, &b, micro_app, sub] {
+      refuse_extras(micro_app, sub, b.name);
+      micro::run_micro({micro::resolve(b, *o, false)}, *o);
+    });
   }
   auto o = std::make_shared<micro::MicroOptions>();
   CLI::App* all = micro_app->add_subcommand(
       "all", "Every bench on its default grid (the default scale), or a small one with --quick");
   micro::add_micro_options(all, *o, nullptr);
-  all->callback([o] {
+  all->callback([o, micro_app, all] {
+    refuse_extras(micro_app, all, "all");
     std::vector<micro::Resolved> selection;
     for (const micro::BenchSpec& b : micro::benches())
       selection.push_back(micro::resolve(b, *o, true));

@@ -473,7 +473,7 @@ def test_no_arguments_is_a_usage_error(pmemids):
     assert r.stderr.strip() or r.stdout.strip(), "no usage message"
 
 
-@pytest.mark.parametrize("command", ["crash", "sweep", "micro", "run"])
+@pytest.mark.parametrize("command", ["crash", "sweep", "doctor", "run"])
 def test_a_parse_error_points_at_its_commands_help(pmemids, command):
     r = pmemids(command, "--no-such-option")
     assert r.returncode == 2, r.describe()

@@ -154,6 +154,17 @@ def test_persistence_options_no_bench_applies_are_refused(pmemids, args, needle)
     assert not r.new_records
 
 
+@pytest.mark.parametrize("args, needle", [
+    (["persist", "--no-such-option"], "micro persist: unknown argument(s) --no-such-option"),
+    (["all", "--quick", "--bogus", "x"], "micro all: unknown argument(s) --bogus x"),
+])
+def test_unknown_arguments_after_the_bench_are_refused(pmemids, args, needle):
+    # They used to be ignored: the whole default grid ran.
+    r = micro(pmemids, *args)
+    assert r.returncode == 2 and needle in r.stderr, r.describe()
+    assert not r.new_records
+
+
 def test_size_larger_than_the_region_is_refused(pmemids):
     r = micro(pmemids, "persist", "--size", "8K", "--region", "4K")
     assert r.returncode == 2 and "--region" in r.stderr and "accepted" in r.stderr, r.describe()
