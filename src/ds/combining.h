@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "backend/counters.h"
@@ -81,6 +83,33 @@ struct StackRequest {
   bool ok = false;    // push: not full; pop: not empty
   uint64_t out = 0;   // pop: the id popped
 };
+
+// A worker's handle on combining stack S: push and pop as thread t through
+// S::op(t, type, arg, out) (S befriends it). One thread uses a handle; it is
+// valid while S lives. combining_handle() refuses a thread beyond S's count.
+template <class S>
+class CombiningHandle {
+ public:
+  CombiningHandle(S* s, uint32_t t) : s_(s), t_(t) {}
+  bool push(uint64_t id) {
+    uint64_t out;
+    return s_->op(t_, StackRequest::kPush, id, out);
+  }
+  bool pop(uint64_t& id) { return s_->op(t_, StackRequest::kPop, 0, id); }
+
+ private:
+  S* s_;
+  uint32_t t_;
+};
+
+template <class S>
+CombiningHandle<S> combining_handle(S* s, uint32_t threads, int t) {
+  if (t < 0 || static_cast<uint32_t>(t) >= threads) {
+    throw std::logic_error(std::string(S::kName) +
+                           ": handle for a thread beyond DsOptions::threads");
+  }
+  return CombiningHandle<S>(s, static_cast<uint32_t>(t));
+}
 
 // Volatile per-thread request slots (PBcomb's requests, flat combining's
 // publication list): thread t posts {type, arg, seq}; a combiner takes the

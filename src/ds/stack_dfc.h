@@ -246,21 +246,8 @@ class Dfc {
     return NodeStack<B>::bytes(pool_nodes(o)) + L::bytes(o.threads) + 4096;
   }
 
-  class Handle {
-   public:
-    bool push(uint64_t id) {
-      uint64_t out;
-      return d_->op(*s_, t_, StackRequest::kPush, id, out);
-    }
-    bool pop(uint64_t& id) { return d_->op(*s_, t_, StackRequest::kPop, 0, id); }
-
-   private:
-    friend class Dfc;
-    Handle(Dfc* d, uint32_t t) : d_(d), s_(&d->states_[t]), t_(t) {}
-    Dfc* d_;
-    ThreadState* s_;
-    uint32_t t_;
-  };
+  using Handle = CombiningHandle<Dfc>;
+  friend class CombiningHandle<Dfc>;
 
   Dfc(B& b, const DsOptions& o)
       : b_(b),
@@ -301,12 +288,7 @@ class Dfc {
   Dfc(const Dfc&) = delete;
   Dfc& operator=(const Dfc&) = delete;
 
-  Handle handle(int t) {
-    if (t < 0 || static_cast<uint32_t>(t) >= n_) {
-      throw std::logic_error("stack-dfc: handle for a thread beyond DsOptions::threads");
-    }
-    return Handle(this, static_cast<uint32_t>(t));
-  }
+  Handle handle(int t) { return combining_handle(this, n_, t); }
 
   // After recovery: thread t's last announced operation (ds/traits.h,
   // crash/models.h).
@@ -352,7 +334,8 @@ class Dfc {
  private:
   uint64_t current_top() const { return lay_.top(lay_.epoch() / 2 % 2); }
 
-  bool op(ThreadState& s, uint32_t t, StackRequest::Type type, uint64_t arg, uint64_t& out) {
+  bool op(uint32_t t, StackRequest::Type type, uint64_t arg, uint64_t& out) {
+    ThreadState& s = states_[t];
     const uint64_t seq = ++s.seq;
     const uint64_t i = s.idx ^ 1;
     Rec& r = lay_.rec(t, i);

@@ -53,20 +53,8 @@ class StackFcVolatile {
     return NodeStack<B>::bytes(pool_nodes(o)) + 4096;
   }
 
-  class Handle {
-   public:
-    bool push(uint64_t id) {
-      uint64_t out;
-      return s_->op(t_, StackRequest::kPush, id, out);
-    }
-    bool pop(uint64_t& id) { return s_->op(t_, StackRequest::kPop, 0, id); }
-
-   private:
-    friend class StackFcVolatile;
-    Handle(StackFcVolatile* s, uint32_t t) : s_(s), t_(t) {}
-    StackFcVolatile* s_;
-    uint32_t t_;
-  };
+  using Handle = CombiningHandle<StackFcVolatile>;
+  friend class CombiningHandle<StackFcVolatile>;
 
   StackFcVolatile(B& b, const DsOptions& o)
       : b_(b),
@@ -88,12 +76,7 @@ class StackFcVolatile {
   StackFcVolatile(const StackFcVolatile&) = delete;
   StackFcVolatile& operator=(const StackFcVolatile&) = delete;
 
-  Handle handle(int t) {
-    if (t < 0 || static_cast<uint32_t>(t) >= n_) {
-      throw std::logic_error("stack-fc-volatile: handle for a thread beyond DsOptions::threads");
-    }
-    return Handle(this, static_cast<uint32_t>(t));
-  }
+  Handle handle(int t) { return combining_handle(this, n_, t); }
 
   // Quiescent callers only: the pool's bitmap equals the reachable nodes;
   // returns the stack's size.

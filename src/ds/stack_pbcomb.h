@@ -92,20 +92,8 @@ class StackPbcomb {
     return NodeStack<B>::bytes(pool_nodes(o)) + state_bytes(o.threads) + 4096;
   }
 
-  class Handle {
-   public:
-    bool push(uint64_t id) {
-      uint64_t out;
-      return s_->op(t_, StackRequest::kPush, id, out);
-    }
-    bool pop(uint64_t& id) { return s_->op(t_, StackRequest::kPop, 0, id); }
-
-   private:
-    friend class StackPbcomb;
-    Handle(StackPbcomb* s, uint32_t t) : s_(s), t_(t) {}
-    StackPbcomb* s_;
-    uint32_t t_;
-  };
+  using Handle = CombiningHandle<StackPbcomb>;
+  friend class CombiningHandle<StackPbcomb>;
 
   StackPbcomb(B& b, const DsOptions& o)
       : b_(b),
@@ -150,12 +138,7 @@ class StackPbcomb {
   StackPbcomb(const StackPbcomb&) = delete;
   StackPbcomb& operator=(const StackPbcomb&) = delete;
 
-  Handle handle(int t) {
-    if (t < 0 || static_cast<uint32_t>(t) >= n_) {
-      throw std::logic_error("stack-pbcomb: handle for a thread beyond DsOptions::threads");
-    }
-    return Handle(this, static_cast<uint32_t>(t));
-  }
+  Handle handle(int t) { return combining_handle(this, n_, t); }
 
   // After recovery: thread t's last applied operation.
   RecoveredOp recovered(int t) const {
