@@ -19,7 +19,12 @@
 // The policy is copied once at construction; each call then costs a branch on
 // the domain, one on the instruction per line and a few counter increments.
 // `Cpu` executes the instructions: HostCpu issues them; tests substitute a
-// recorder.
+// recorder. `Watch` observes them (the crash checker's power model,
+// backend/shadow.h; when Watch::kActive): watch->flushed(line, 1) after each
+// line written back, watch->flushed(d, n) after a non-temporal copy,
+// watch->fenced() after each fence. It is told of the instructions issued,
+// never of what a caller meant to write back, and changes none of them; an
+// elided write-back (eADR) is not reported.
 #pragma once
 
 #include <cstddef>
@@ -44,11 +49,12 @@ struct HostCpu {
 // one, changes are written back but not fenced until the outermost ends.
 inline thread_local uint32_t tl_batch_depth = 0;
 
-template <class Cpu = HostCpu>
+template <class Cpu, class Watch>
 class Flusher {
  public:
-  explicit Flusher(const PersistencePolicy& p)
-      : insn_(p.insn),
+  Flusher(const PersistencePolicy& p, Watch* watch)
+      : watch_(watch),
+        insn_(p.insn),
         writes_back_(p.domain.flushes()),
         cold_writes_back_(p.domain.flushes() || p.flush_cold),
         nt_threshold_(p.movnt_threshold) {}
@@ -65,22 +71,29 @@ class Flusher {
     }
     tl_costs.flushed_lines += lines;
     const FlushInsn insn = insn_;
-    for_each_line(p, n, [insn](const void* line) { Cpu::flush_line(insn, line); });
+    Watch* const w = watch_;
+    for_each_line(p, n, [insn, w](const void* line) {
+      Cpu::flush_line(insn, line);
+      if constexpr (Watch::kActive) w->flushed(line, 1);
+    });
     return true;
   }
   void nt_copy(void* d, const void* s, size_t n) const {
     ++tl_costs.persists;
     tl_costs.flushed_lines += lines_covered(d, n);
     Cpu::nt_copy(d, s, n, insn_);
+    if constexpr (Watch::kActive) watch_->flushed(d, n);
   }
   void drain() const {
     ++tl_costs.fences;
     Cpu::fence();
+    if constexpr (Watch::kActive) watch_->fenced();
     if (g_injection.write_ticks != 0) [[unlikely]]
       inject_write_at_fence();
   }
 
  private:
+  Watch* watch_;
   FlushInsn insn_;
   bool writes_back_;
   bool cold_writes_back_;

@@ -264,8 +264,11 @@ class ObjBackendBase {
 //                       backend (planted faults only: else a raw assignment,
 //                       neither reported nor written back);
 //   flushed(p, n)       the lines of [p, p + n) were written back (flush or
-//                       non-temporal stores), not yet ordered;
-//   fenced()            a store fence: earlier stores and write-backs are ordered;
+//                       non-temporal stores), not yet ordered: called by the
+//                       flush layer (backend/flusher.h) for each instruction it
+//                       issues, never by the backend for what it meant to issue;
+//   fenced()            a store fence was issued (the flush layer again):
+//                       earlier stores and write-backs are ordered;
 //   tx_end()            the outermost transaction committed or aborted (its
 //                       commit flushed and fenced the logged ranges);
 //   crash_point()       a moment a power failure may hit;
@@ -296,7 +299,8 @@ template <class Hook, class Cpu>
 class DurableBackend : public ObjBackendBase {
  public:
   using hook_type = Hook;
-  explicit DurableBackend(const PoolSpec& spec) : ObjBackendBase(spec), fl_(installed_policy()) {
+  explicit DurableBackend(const PoolSpec& spec)
+      : ObjBackendBase(spec), fl_(installed_policy(), &hook_) {
     // libpmemobj maps the file's whole pages only.
     if constexpr (Hook::kActive) hook_.attach(pop(), pool_bytes() / 4096 * 4096);
   }
@@ -334,12 +338,11 @@ class DurableBackend : public ObjBackendBase {
   void flush(const void* p, size_t n) {
     hook_.sync_point();
     hook_.crash_point();
-    if (fl_.flush(p, n, false)) hook_.flushed(p, n);
+    fl_.flush(p, n, false);
   }
   void drain() {
     hook_.sync_point();
     fl_.drain();
-    hook_.fenced();
   }
   void persist(const void* p, size_t n) {
     flush(p, n);
@@ -355,9 +358,7 @@ class DurableBackend : public ObjBackendBase {
   // i.e. under eADR with --flush-cold on (seed 002's R5, Figure 15). Not
   // ordered: the design's next fence or commit orders it.
   void flush_cold(const void* p, size_t n) {
-    if (!fl_.writes_back(false) && fl_.writes_back(true) && fl_.flush(p, n, true)) {
-      hook_.flushed(p, n);
-    }
+    if (!fl_.writes_back(false) && fl_.writes_back(true)) fl_.flush(p, n, true);
   }
 
   // Runs f in a libpmemobj transaction whatever the mode (nested calls join
@@ -406,14 +407,14 @@ class DurableBackend : public ObjBackendBase {
   // fault may drop it), and the fence unless a batch is open.
   void written(const void* p, size_t n, bool seal, bool cold) {
     hook_.crash_point();
-    if (hook_.keep_flush(seal) && fl_.flush(p, n, cold)) hook_.flushed(p, n);
+    if (hook_.keep_flush(seal)) fl_.flush(p, n, cold);
     fence();
   }
   void fence() {
     if (tl_batch_depth == 0) drain();
   }
 
-  Flusher<Cpu> fl_;
+  Flusher<Cpu, Hook> fl_;  // tells hook_ of every write-back and fence it issues
   [[no_unique_address]] Hook hook_;
 };
 
@@ -525,8 +526,8 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
  private:
   // Copies n bytes to dst and makes them durable: non-temporal stores from the
   // movnt threshold on (when `nt_ok`: a forward copy is safe), else regular
-  // stores and a write-back; a crash point between the stores and the
-  // write-back's report, the fence unless a batch is open.
+  // stores and a write-back; a crash point after the stores (before the
+  // write-back of regular ones), the fence unless a batch is open.
   void copy_durable(void* dst, const void* src, size_t n, bool cold, bool nt_ok) {
     hook_.stored(dst, n);
     const bool keep = hook_.keep_flush(false);
@@ -537,7 +538,7 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
       std::memmove(dst, src, n);
     }
     hook_.crash_point();
-    if (keep && (nt || fl_.flush(dst, n, cold))) hook_.flushed(dst, n);
+    if (keep && !nt) fl_.flush(dst, n, cold);
     this->fence();
   }
 };

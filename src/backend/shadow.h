@@ -14,7 +14,8 @@
 // and pmemobj_open leave every byte durable). A write-back (flushed) records,
 // for the calling thread, the lines it covers as they are then; that thread's
 // next fence (fenced) copies them into the durable image. The write-backs seen
-// are pmemids' own (the flush layer's, non-temporal copies included) and
+// are pmemids' own, reported by the flush layer (backend/flusher.h) line by
+// line as it issues them (non-temporal copies included), and
 // libpmemobj's, reported by the libpmem interposition (pmem/libpmem_hooks.h):
 // snapshots, the ranges a commit flushes (logged ranges, new objects), zeroed
 // allocations, pmemobj_memcpy_persist and friends. Write-backs are ordered by

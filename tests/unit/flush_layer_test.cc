@@ -68,6 +68,47 @@ TEST(FlushLayer, FlushWritesBackExactlyTheLinesOfTheRange) {
   EXPECT_EQ(CountingCpu::log.fences, 1u);
 }
 
+// The crash checker's power model learns of write-backs from the flush layer:
+// it must see the lines and fences the CPU was given, no more (a caller that
+// writes back less than it changed must not be believed), and nothing elided.
+struct WatchLog {
+  static constexpr bool kActive = true;
+  std::vector<uintptr_t> lines;
+  uint64_t fences = 0;
+  void flushed(const void* p, size_t n) {
+    for (uintptr_t l : expected_lines(p, n)) lines.push_back(l);
+  }
+  void fenced() { ++fences; }
+};
+
+TEST(FlushLayer, TheWatchSeesExactlyTheWriteBacksAndFencesIssued) {
+  alignas(64) static char buf[1024];
+  for (const char* domain : {"adr", "eadr"}) {
+    SCOPED_TRACE(domain);
+    PersistencePolicy p = policy(domain);
+    p.movnt_threshold = 256;
+    WatchLog w;
+    const Flusher<CountingCpu, WatchLog> fl(p, &w);
+    CountingCpu::log = {};
+    fl.flush(buf + 10, 100, false);
+    fl.flush(buf + 200, 1, false);
+    fl.drain();
+    fl.flush(buf + 300, 64, true);
+    EXPECT_EQ(w.lines, logged_lines());
+    EXPECT_EQ(w.fences, CountingCpu::log.fences);
+    EXPECT_EQ(w.fences, 1u);
+    if (std::string(domain) == "eadr") {
+      EXPECT_TRUE(w.lines.empty());
+    }
+    if (!fl.use_nt(512, false)) continue;
+    fl.nt_copy(buf + 512, buf, 300);
+    ASSERT_EQ(CountingCpu::log.nt_copies.size(), 1u);
+    const std::vector<uintptr_t> nt = expected_lines(buf + 512, 300);
+    EXPECT_TRUE(std::equal(nt.begin(), nt.end(), w.lines.end() - nt.size()))
+        << "a non-temporal copy reports the lines it wrote";
+  }
+}
+
 TEST(FlushLayer, ABatchFencesOnceAtItsEnd) {
   ScratchDir dir;
   const ScopedPolicy scoped(policy("adr"));

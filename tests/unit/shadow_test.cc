@@ -165,7 +165,9 @@ TEST(ShadowAdr, SurvivalIsDrawnPerLineOrPerWord) {
       kept = kept || line == std::string(64, 'B');
       lost = lost || line == std::string(64, 'a');
     }
-    if (grain == 64) EXPECT_TRUE(kept && lost) << "both outcomes are drawn";
+    if (grain == 64) {
+      EXPECT_TRUE(kept && lost) << "both outcomes are drawn";
+    }
     EXPECT_EQ(mixed, grain == 8) << "grain " << grain;
   }
 }
