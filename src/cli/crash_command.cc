@@ -373,6 +373,7 @@ void add_crash_command(CLI::App& app) {
   sub->add_option("--points", o->points,
                   "Crash points per (structure, mode), drawn with the seed; 'all': every point "
                   "of the run")
+      ->type_name("N|all")
       ->capture_default_str();
   sub->add_option("--model", o->model,
                   "power: lose what the domain does not keep (adr: what was not written back "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -119,6 +120,7 @@ def test_points_all_checks_every_point_and_grain_is_recorded(pmemids, pool_dir, 
     assert rec["config"]["grain"] == 64
     m = rec["metrics"]
     assert m["points"] == m["points_available"] > 12, m
+    assert re.search(r"^  --points N\|all=100 ", pmemids("crash", "--help").stdout, re.M)
     r = crash(pmemids, pool_dir, "--ds", "linkedlist", "--mode", "pmem-persist", "--points", "3",
               "--survive", "random", "--grain", "8", "--out", str(out_path), *SMALL)
     assert r.returncode == 0, r.describe()
