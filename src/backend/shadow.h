@@ -24,14 +24,18 @@
 // the image is the live pool (build_image() is given a copy of the file) in
 // which every line of the structure's objects (the ranges passed in: the user
 // bytes of every allocated object, the root included) that differs from the
-// durable image returns to its durable bytes, except the lines (`grain` 64) or
-// 8-byte words (`grain` 8) that `survive` lets through (real caches write lines
-// back early, and a line written in several stores may be cut between them).
+// durable image returns to its durable bytes, except the lines that `survive`
+// lets through (real caches write lines back early): whole as they are now
+// (`grain` 64), or (`grain` 8) cut between the stores made to them, in their
+// order, the last store kept in part by 8-byte word (x86 writes a line back
+// whole, at any moment: a line holds a prefix of its stores, never a later
+// store without an earlier one; independent words would make designs that
+// order a flag after its data in one line fail where hardware cannot).
 // So a store the backend never saw (a raw memcpy, a field assigned directly,
 // a range written in a transaction without a snapshot) is lost unless a
 // write-back and a fence covered it. Cost: the durable image (one copy of the
-// pool), 64 bytes per line written back, and, per image, one comparison of
-// the objects' bytes with the durable image.
+// pool), 64 bytes per line written back (and, at grain 8, per line stored),
+// and, per image, one comparison of the objects' bytes with the durable image.
 //
 // eADR (caches persistent). Every store executed before the crash point
 // survives. With store-buffer loss, a suffix of the stores issued since the
@@ -65,6 +69,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -109,16 +114,23 @@ class Shadow final : public LibFlushObserver {
     set_lib_observer(this);
   }
 
+  // Under ADR with grain 8: record each line's states between the stores the
+  // backend reports (so that an image may cut a line between them). Set
+  // before the run; costs a 64-byte copy per line stored.
+  void track_line_states(bool on) { track_states_ = on && adr_; }
+
   // Stores the backend reports: under eADR, logged for store-buffer loss.
-  // Under ADR nothing needs them (the durable image decides).
+  // Under ADR the durable image decides; with track_line_states, the lines a
+  // store changes are recorded once it is made (at the next call).
   void stored(const void* p, size_t n) {
-    if (!adr_) log_store(p, n);
+    if (!adr_) return log_store(p, n);
+    settle();
+    if (track_states_) pending_ = {p, n};
   }
   void logged(const void* p, size_t n) {
-    if (!adr_) {
-      fenced();
-      log_store(p, n);
-    }
+    if (adr_) return stored(p, n);
+    fenced();
+    log_store(p, n);
   }
   bool keep_flush(bool seal) {
     if (!on_point_) return true;
@@ -143,6 +155,7 @@ class Shadow final : public LibFlushObserver {
   // pool, as they are now, become durable at that thread's next fence (ADR).
   void flushed(const void* p, size_t n) {
     if (!adr_ || n == 0) return;
+    settle();
     const uintptr_t a = std::max(reinterpret_cast<uintptr_t>(p), base_);
     const uintptr_t e = std::min(reinterpret_cast<uintptr_t>(p) + n, base_ + bytes_);
     if (a >= e) return;
@@ -160,12 +173,16 @@ class Shadow final : public LibFlushObserver {
       log_.clear();
       return;
     }
+    settle();
     auto it = flushed_.find(std::this_thread::get_id());
     if (it == flushed_.end()) return;
     for (const Flushed& f : it->second) {
       uint64_t& durable = durable_at_[f.line];
       if (durable > f.time) continue;  // a later write-back is durable
       durable = f.time;
+      if (auto h = states_.find(f.line * kCacheLine); h != states_.end()) {
+        std::erase_if(h->second, [&](const LineState& st) { return st.time <= f.time; });
+      }
       const uintptr_t lo = std::max(f.line * kCacheLine, base_);
       const uintptr_t hi = std::min((f.line + 1) * kCacheLine, base_ + bytes_);
       std::memcpy(durable_.data() + (lo - base_), f.bytes + (lo - f.line * kCacheLine), hi - lo);
@@ -178,11 +195,13 @@ class Shadow final : public LibFlushObserver {
   void lib_flushed(const void* p, size_t n) override { flushed(p, n); }
   void lib_fenced() override { fenced(); }
   void crash_point() {
+    settle();
     if (on_point_) on_point_(points_++);
   }
   // A sync point: the multi-thread checker's scheduler (crash/turns.h) may
   // switch threads here.
   void sync_point() {
+    settle();
     if (on_sync_) on_sync_();
   }
   void on_sync(std::function<void()> f) { on_sync_ = std::move(f); }
@@ -204,12 +223,16 @@ class Shadow final : public LibFlushObserver {
 
   // Writes the bytes a power failure now would take back into the file `fd`, a
   // copy of the attached pool: under ADR, inside `objects`, the durable bytes
-  // of every line that differs from them, each line (`grain` 64) or 8-byte
-  // word (`grain` 8) surviving (keeping its new bytes) with probability
-  // `survive`; under eADR with store-buffer loss, the bytes overwritten by a
-  // suffix (of random length, at least one) of the stores since the last
-  // fence. Random draws come from `seed`. Returns the lines or words, or the
-  // stores, taken back.
+  // of every line that differs from them, except that with probability
+  // `survive` a line was written back early: whole, as it is now (`grain`
+  // 64), or (`grain` 8) as it stood after a random one of the stores made to
+  // it since its durable write-back (track_line_states; the line as it is now
+  // counts as the last), each 8-byte word that store changed taken before or
+  // after it at random (a copy's words are stored in no promised order), so
+  // a line holds a prefix of its stores; under eADR with store-buffer loss, the bytes overwritten
+  // by a suffix (of random length, at least one) of the stores since the last fence. Random draws
+  // come from `seed`. Returns what it took back: lines (8-byte words of a line cut between its
+  // stores), or stores.
   size_t build_image(int fd, const std::vector<ByteRange>& objects, double survive, uint32_t grain,
                      uint64_t seed) const {
     Rng rng(seed);
@@ -228,20 +251,31 @@ class Shadow final : public LibFlushObserver {
     for (const ByteRange& r : objects) {
       const uintptr_t a = std::max(reinterpret_cast<uintptr_t>(r.p), base_);
       const uintptr_t e = std::min(reinterpret_cast<uintptr_t>(r.p) + r.n, base_ + bytes_);
-      // Units (lines or words) overlapping the object; only its bytes change.
-      for (uintptr_t u = a / grain * grain; u < e; u += grain) {
-        const uintptr_t lo = std::max(u, a), hi = std::min(u + grain, e);
+      // Lines overlapping the object; only its bytes change.
+      for (uintptr_t l = a / kCacheLine * kCacheLine; l < e; l += kCacheLine) {
+        const uintptr_t lo = std::max(l, a), hi = std::min(l + kCacheLine, e);
         const uint8_t* durable = durable_.data() + (lo - base_);
         if (std::memcmp(reinterpret_cast<const void*>(lo), durable, hi - lo) == 0) continue;
-        if (survive > 0 && rng.uniform01() < survive) continue;
-        img.put(lo, durable, hi - lo);
-        ++restored;
+        const bool early = survive > 0 && rng.uniform01() < survive;
+        if (early && grain == kCacheLine) continue;
+        if (!early) {
+          img.put(lo, durable, hi - lo);
+          ++restored;
+          continue;
+        }
+        const LineBytes cut = cut_line(l, rng);
+        restored += put_changed(img, lo, hi, cut.data() + (lo - l));
       }
     }
     return restored;
   }
 
  private:
+  using LineBytes = std::array<uint8_t, kCacheLine>;
+  struct LineState {
+    uint64_t time;    // when the store was made (clock_)
+    LineBytes bytes;  // the line just after it
+  };
   struct Flushed {
     uintptr_t line;
     uint64_t time;              // when it was written back (clock_)
@@ -265,6 +299,69 @@ class Shadow final : public LibFlushObserver {
     }
   };
 
+  // Records the lines the last reported store changed, as they are now.
+  void settle() {
+    if (pending_.n == 0) return;
+    const uintptr_t a = std::max(reinterpret_cast<uintptr_t>(pending_.p), base_);
+    const uintptr_t e =
+        std::min(reinterpret_cast<uintptr_t>(pending_.p) + pending_.n, base_ + bytes_);
+    pending_ = {};
+    const uint64_t now = ++clock_;
+    for (uintptr_t l = a / kCacheLine; a < e && l <= (e - 1) / kCacheLine; ++l) {
+      std::vector<LineState>& h = states_[l * kCacheLine];
+      if (h.size() == kMaxLineStates) h.erase(h.begin());  // fewer cuts, never a false one
+      h.push_back({now, line_now(l * kCacheLine)});
+    }
+  }
+  LineBytes line_now(uintptr_t l) const {
+    LineBytes b;
+    const uintptr_t lo = std::max(l, base_), hi = std::min(l + kCacheLine, base_ + bytes_);
+    b.fill(0);
+    std::memcpy(b.data() + (lo - l), reinterpret_cast<const void*>(lo), hi - lo);
+    return b;
+  }
+  // Line l as a write-back at a random moment since its durable one left it:
+  // after store k of its recorded states (the line as it is now is the last),
+  // each 8-byte word store k changed taken from before or after it.
+  LineBytes cut_line(uintptr_t l, Rng& rng) const {
+    LineBytes before = line_now(l);
+    const uintptr_t lo = std::max(l, base_), hi = std::min(l + kCacheLine, base_ + bytes_);
+    std::memcpy(before.data() + (lo - l), durable_.data() + (lo - base_), hi - lo);
+    std::vector<const LineBytes*> after;
+    const auto durable_at = durable_at_.find(l / kCacheLine);
+    const uint64_t since = durable_at == durable_at_.end() ? 0 : durable_at->second;
+    if (auto h = states_.find(l); h != states_.end()) {
+      for (const LineState& st : h->second) {
+        if (st.time > since) after.push_back(&st.bytes);
+      }
+    }
+    const LineBytes live = line_now(l);
+    after.push_back(&live);
+    const size_t k = static_cast<size_t>(rng.below(after.size()));
+    if (k > 0) before = *after[k - 1];
+    LineBytes out = *after[k];
+    for (size_t w = 0; w < kCacheLine; w += 8) {
+      if (std::memcmp(out.data() + w, before.data() + w, 8) != 0 && rng.uniform01() < 0.5) {
+        std::memcpy(out.data() + w, before.data() + w, 8);
+      }
+    }
+    return out;
+  }
+  // Writes [lo, hi) of `want` (bytes for lo onwards) where it differs from the
+  // live pool; returns the 8-byte words written.
+  static size_t put_changed(const Image& img, uintptr_t lo, uintptr_t hi, const uint8_t* want) {
+    size_t n = 0;
+    for (uintptr_t w = lo; w < hi;) {
+      const uintptr_t end = std::min((w / 8 + 1) * 8, hi);
+      if (std::memcmp(reinterpret_cast<const void*>(w), want + (w - lo), end - w) != 0) {
+        img.put(w, want + (w - lo), end - w);
+        ++n;
+      }
+      w = end;
+    }
+    return n;
+  }
+
   void log_store(const void* p, size_t n) {
     if (!store_buffer_loss_ || !on_point_ || n == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
@@ -278,8 +375,14 @@ class Shadow final : public LibFlushObserver {
   // ADR: per thread, its write-backs since its last fence.
   std::map<std::thread::id, std::vector<Flushed>> flushed_;
   std::unordered_map<uintptr_t, uint64_t> durable_at_;  // ADR: line -> time of its durable content
-  uint64_t clock_ = 0;                                  // ADR: orders write-backs
-  std::vector<Store> log_;                              // eADR: stores since the last fence
+  static constexpr size_t kMaxLineStates = 64;
+  // ADR, track_line_states: line address -> its states after each store since
+  // its durable write-back; the store not recorded yet.
+  std::unordered_map<uintptr_t, std::vector<LineState>> states_;
+  ByteRange pending_{};
+  bool track_states_ = false;
+  uint64_t clock_ = 0;      // ADR: orders write-backs
+  std::vector<Store> log_;  // eADR: stores since the last fence
   std::function<void()> on_sync_;
   std::function<void(uint64_t)> on_point_;
   uint64_t points_ = 0;

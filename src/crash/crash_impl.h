@@ -845,6 +845,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
           }
         },
         opt.fault, opt.fault_nth, opt.store_buffer_loss);
+    b.hook().track_line_states(opt.grain == 8 && opt.survive > 0);
     for (cur = 0; cur < w.ops.size(); ++cur) {
       if (cur % 256 == 0) throw_if_stopped();
       apply_to_ds(ds, w.ops[cur], buf.data(), w.ds.value_size);

@@ -172,6 +172,33 @@ TEST(ShadowAdr, SurvivalIsDrawnPerLineOrPerWord) {
   }
 }
 
+// Grain 8 cuts a line between its stores, in their order: x86 writes a line
+// back whole, at any moment, so a line holds its durable bytes, or its bytes
+// after some prefix of the stores made to it, the last of them possibly in
+// part (a copy's words are stored in no promised order). A flag stored after
+// the data of its own line is never durable without that data.
+TEST(ShadowAdr, GrainEightCutsALineBetweenItsStoresInOrder) {
+  const ScopedPolicy scoped(in_domain("adr"));
+  Shadow sh;
+  Pool pool(sh);
+  sh.track_line_states(true);
+  pool.store(sh, 72, std::string(16, 'D'));  // data, words 1-2 of line 1
+  pool.store(sh, 64, std::string(8, 'V'));   // then its valid flag, word 0
+  sh.crash_point();
+  std::set<std::string> seen;
+  for (uint64_t seed = 1; seed < 200; ++seed) {
+    const std::string line = pool.image(sh, seed, 0.5, 8).substr(64, 24);
+    const bool flag = line.substr(0, 8) == std::string(8, 'V');
+    const bool data = line.substr(8, 16) == std::string(16, 'D');
+    EXPECT_TRUE(!flag || data) << "the flag survived without the data stored before it: " << line;
+    seen.insert(line);
+  }
+  EXPECT_TRUE(seen.count(std::string(24, 'a')) == 1) << "the line's durable bytes";
+  EXPECT_TRUE(seen.count("aaaaaaaa" + std::string(16, 'D')) == 1) << "cut between the stores";
+  EXPECT_TRUE(seen.count("aaaaaaaaDDDDDDDDaaaaaaaa") == 1) << "cut inside the first store";
+  EXPECT_TRUE(seen.count("VVVVVVVV" + std::string(16, 'D')) == 1) << "both stores";
+}
+
 TEST(ShadowEadr, EveryStoreSurvives) {
   const ScopedPolicy scoped(in_domain("eadr"));
   Shadow sh;
