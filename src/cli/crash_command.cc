@@ -138,22 +138,27 @@ class WorkDir {
 };
 
 void print_header(std::FILE* out) {
-  fmt::print(out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>8} {:>9} {:>9} {}\n",
-             "ds", "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half", "leaked",
-             "dangling", "rec_ms_med", "rec_ms_max", "domain");
+  fmt::print(out,
+             "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>5} {:>7} {:>8} {:>9} {:>9} {}\n",
+             "ds", "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half", "torn",
+             "leaked", "dangling", "rec_ms_med", "rec_ms_max", "domain");
 }
 
 void print_row(std::FILE* out, const nlohmann::json& rec) {
   const auto& c = rec["config"];
   const auto& m = rec["metrics"];
+  const auto& torn = m["torn_values"];
   fmt::print(
-      out, "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>7} {:>8} {:>9.2f} {:>9.2f} {}\n",
+      out,
+      "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>5} {:>7} {:>8} {:>9.2f} {:>9.2f} {}\n",
       c["ds"].get<std::string>(), c["mode"].get<std::string>(), c["model"].get<std::string>(),
       m["points"].get<uint64_t>(), m["recovered"].get<uint64_t>(),
       m["invariant_failures"].get<uint64_t>(), m["lost_acknowledged"].get<uint64_t>(),
-      m["half_applied"].get<uint64_t>(), m["leaked_objects"].get<uint64_t>(),
-      m["dangling_objects"].get<uint64_t>(), m["recovery_ms_median"].get<double>(),
-      m["recovery_ms_max"].get<double>(), c["domain"].get<std::string>());
+      m["half_applied"].get<uint64_t>(),
+      torn.is_null() ? std::string("-") : std::to_string(torn.get<uint64_t>()),
+      m["leaked_objects"].get<uint64_t>(), m["dangling_objects"].get<uint64_t>(),
+      m["recovery_ms_median"].get<double>(), m["recovery_ms_max"].get<double>(),
+      c["domain"].get<std::string>());
   std::fflush(out);
 }
 
@@ -309,6 +314,7 @@ void crash(const CrashCliOptions& o) {
                      {"recovery_points", o.recovery_points},
                      {"unsafe", o.unsafe},
                      {"failure_atomic", e->failure_atomic(m)},
+                     {"overwrite_atomic", e->overwrite_atomic(m)},
                      {"pool_dir", pool_dir},
                      {"pmempool_check", copt.pmempool_check},
                      {"store_buffer_loss", o.store_buffer_loss}});
@@ -320,6 +326,9 @@ void crash(const CrashCliOptions& o) {
           {"invariant_failures", r.invariant_failures},
           {"lost_acknowledged", r.lost_acknowledged},
           {"half_applied", r.half_applied},
+          // Where overwrites are atomic by design a torn one is half_applied.
+          {"torn_values",
+           e->overwrite_atomic(m) ? nlohmann::json(nullptr) : nlohmann::json(r.torn_values)},
           {"leaked_objects", r.leaked_objects},
           {"dangling_objects", r.dangling_objects},
           {"recovery_ms_median", r.recovery_ms_median()},
@@ -345,6 +354,13 @@ void crash(const CrashCliOptions& o) {
                    "  {} {}: not failure-atomic by design in any domain (multi-word in-place "
                    "changes, docs/crash.md): these violations are the design's, expected\n",
                    e->name, mode_name(m));
+      }
+      if (r.torn_values != 0) {
+        fmt::print(stderr,
+                   "  {} {}: {} in-flight update(s) left a torn value: the design overwrites "
+                   "values in place under one persist (torn_value_modes, docs/crash.md), "
+                   "expected when lines reach PMEM early\n",
+                   e->name, mode_name(m), r.torn_values);
       }
     }
   }

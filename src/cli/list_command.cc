@@ -33,14 +33,6 @@ std::vector<std::string> modes(const DsEntry& e) {
   return out;
 }
 
-std::vector<std::string> crash_modes(const DsEntry& e) {
-  std::vector<std::string> out;
-  for (Mode m : kAllModes) {
-    if (e.crash[static_cast<int>(m)] != nullptr) out.emplace_back(mode_name(m));
-  }
-  return out;
-}
-
 std::vector<std::string> domains(const DsEntry& e) {
   std::vector<std::string> out;
   for (Domain d : kAllDomains) {
@@ -49,12 +41,11 @@ std::vector<std::string> domains(const DsEntry& e) {
   return out;
 }
 
-std::vector<std::string> torn_modes(const DsEntry& e) {
+// The durable modes (those with a crash test) in `set`.
+std::vector<std::string> crash_modes_in(const DsEntry& e, ModeSet set) {
   std::vector<std::string> out;
   for (Mode m : kAllModes) {
-    if (e.crash[static_cast<int>(m)] != nullptr && !e.failure_atomic(m)) {
-      out.emplace_back(mode_name(m));
-    }
+    if (e.crash[static_cast<int>(m)] != nullptr && set.has(m)) out.emplace_back(mode_name(m));
   }
   return out;
 }
@@ -82,8 +73,9 @@ void list(const ListOptions& o) {
                      {"synchronisation", sync_name(e.sync)},
                      {"modes", modes(e)},
                      {"domains", domains(e)},
-                     {"crash_modes", crash_modes(e)},
-                     {"torn_modes", torn_modes(e)},
+                     {"crash_modes", crash_modes_in(e, kEveryMode)},
+                     {"torn_modes", crash_modes_in(e, e.torn_modes)},
+                     {"torn_value_modes", crash_modes_in(e, e.torn_value_modes)},
                      {"harness", e.harness},
                      {"element_bytes", sizes},
                      {"fieldlength", o.fieldlength}});

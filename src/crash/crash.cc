@@ -63,6 +63,7 @@ void CrashReport::add(const PointResult& r) {
   }
   lost_acknowledged += r.lost;
   half_applied += r.half;
+  torn_values += r.torn_values;
   leaked_objects += r.leaked;
   leaks_after_repair += r.leaked_after;
   dangling_objects += r.dangling;

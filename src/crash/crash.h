@@ -132,6 +132,7 @@ struct PointResult {
   uint8_t opened = 0;  // the pool opened and the structure recovered
   uint64_t lost = 0;
   uint64_t half = 0;
+  uint64_t torn_values = 0;       // in-flight overwrites torn, where the design admits it
   uint64_t leaked = 0;            // unreachable objects before leak repair
   uint64_t leaked_after = 0;      // still unreachable after recovery
   uint64_t dangling = 0;          // reachable objects not allocated (or of the wrong type)
@@ -147,6 +148,7 @@ struct CrashReport {
   uint64_t invariant_failures = 0;
   uint64_t lost_acknowledged = 0;
   uint64_t half_applied = 0;
+  uint64_t torn_values = 0;  // points whose in-flight overwrite was torn (kTornValueModes)
   uint64_t leaked_objects = 0;
   uint64_t leaks_after_repair = 0;
   uint64_t dangling_objects = 0;  // reachable but not allocated, wrong type or outside the pool

@@ -183,15 +183,18 @@ inline std::optional<std::string> detect_single(const RecoveredOp& rep, const Ex
   return fmt::format("recovery reports operation {}, {} were acknowledged", rep.seq, e.loaded);
 }
 
-// Compares the recovered contents with the expectation.
+// Compares the recovered contents with the expectation. `torn_ok`: the
+// structure's overwrites may tear in this mode (kTornValueModes).
 template <class DS>
 void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e, const Items& got,
-                      PointResult& r) {
+                      bool torn_ok, PointResult& r) {
   constexpr OpSet S = DS::kOpSet;
   if (!e.multi) {
-    const Verdict v = compare(S, got, e.before, e.after, e.inflight_key, e.inflight_name.c_str());
+    const Verdict v =
+        compare(S, got, e.before, e.after, e.inflight_key, e.inflight_name.c_str(), torn_ok);
     r.lost += v.lost;
     r.half += v.half;
+    r.torn_values += v.torn;
     if (!v.message.empty()) set_message(r, v.message);
     if constexpr (Detectable<DS>) {
       if (const auto wrong = detect_single(ds.recovered(0), e, got)) {
@@ -439,7 +442,7 @@ PointResult check_opened(const CrashOptions& opt, const CrashWorkload& w, const 
                                  got.size()));
     }
     r.invariants_ok = ok ? 1 : 0;
-    compare_contents(ds, w, e, got, r);
+    compare_contents(ds, w, e, got, torn_value_modes<DS<Opened>>().has(P::kMode), r);
     if (ok && r.lost == 0 && r.half == 0) {
       // In a child process: a probe that loops or faults on a reused node is
       // a finding, not a lost point.

@@ -38,6 +38,8 @@ class ArrayList {
   static constexpr ModeSet kModes = kEveryMode;
   static constexpr DomainSet kDomains = kEveryDomain;
   static constexpr bool kHarness = false;
+  // Update overwrites the value in place under one persist (see above).
+  static constexpr ModeSet kTornValueModes{Mode::kPersist};
   enum : unsigned { kTypeArray = 1 };
 
   static uint64_t element_bytes(uint32_t value_size) {

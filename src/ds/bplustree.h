@@ -82,6 +82,8 @@ class BPlusTree {
   static constexpr bool kHarness = false;
   // In-place node changes are multi-word (see above): not failure-atomic.
   static constexpr ModeSet kTornModes{Mode::kPersist};
+  // Update overwrites the value in place under one persist (see above).
+  static constexpr ModeSet kTornValueModes{Mode::kPersist};
   static constexpr uint32_t kDefaultKeys = 15;
   enum : unsigned { kTypeNode = 1, kTypeValue = 2 };
 

@@ -95,6 +95,8 @@ class BTreeImpl {
   static constexpr bool kHarness = false;
   // In-place node changes are multi-word (see above): not failure-atomic.
   static constexpr ModeSet kTornModes{Mode::kPersist};
+  // Update overwrites the value in place under one persist (see above).
+  static constexpr ModeSet kTornValueModes{Mode::kPersist};
   static constexpr uint32_t kDefaultKeys = 10;
   enum : unsigned { kTypeNode = 1, kTypeValue = 2 };
 

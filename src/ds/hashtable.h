@@ -49,6 +49,8 @@ class HashTable {
   static constexpr ModeSet kModes = kEveryMode;
   static constexpr DomainSet kDomains = kEveryDomain;
   static constexpr bool kHarness = false;
+  // Update overwrites the value in place under one persist (see above).
+  static constexpr ModeSet kTornValueModes{Mode::kPersist};
   enum : unsigned { kTypeBuckets = 1, kTypeNode = 2 };
 
   static uint64_t element_bytes(uint32_t value_size) {

@@ -118,6 +118,8 @@ class RBTree {
   static constexpr bool kHarness = false;
   // Rotations and recolourings are several stores (see above): not failure-atomic.
   static constexpr ModeSet kTornModes{Mode::kPersist};
+  // Update overwrites the value in place under one persist (see above).
+  static constexpr ModeSet kTornValueModes{Mode::kPersist};
   enum : unsigned { kTypeNode = 1 };
 
   static uint64_t element_bytes(uint32_t value_size) {

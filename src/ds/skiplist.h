@@ -77,6 +77,8 @@ class SkipList {
   static constexpr ModeSet kModes = kEveryMode;
   static constexpr DomainSet kDomains = kEveryDomain;
   static constexpr bool kHarness = false;
+  // Update overwrites the value in place under one persist (see above).
+  static constexpr ModeSet kTornValueModes{Mode::kPersist};
   enum : unsigned { kTypeHead = 1, kTypeNode = 2 };
 
   // The expected node size with the fair coin (expected height 2).

@@ -24,6 +24,13 @@
 //                 001's pmem-persist trees: multi-word in-place node changes,
 //                 docs/crash.md). `pmemids crash` marks their violations as
 //                 expected. Absent: none (every durable mode failure-atomic).
+//   kTornValueModes  the durable modes in which an update overwrites a value
+//                 of several lines in place, sealing it with one persist: the
+//                 structure stays failure-atomic, but when some of the value's
+//                 lines reach PMEM before the seal (a cache eviction; the
+//                 power model's --survive random) the in-flight update's value
+//                 is torn. `pmemids crash` counts those as torn_values, not as
+//                 violations. Absent: none (every overwrite is atomic).
 // and two static functions: element_bytes(value_size), the bytes of one
 // element (node, slot) in backend B, and pool_bytes(DsOptions), the pool size
 // it needs.
@@ -161,6 +168,16 @@ template <class DS>
 constexpr ModeSet torn_modes() {
   if constexpr (requires { DS::kTornModes; }) {
     return DS::kTornModes;
+  } else {
+    return ModeSet{};
+  }
+}
+
+// The structure's kTornValueModes, none when it declares none.
+template <class DS>
+constexpr ModeSet torn_value_modes() {
+  if constexpr (requires { DS::kTornValueModes; }) {
+    return DS::kTornValueModes;
   } else {
     return ModeSet{};
   }

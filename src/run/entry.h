@@ -62,6 +62,7 @@ DsEntry make_entry(const std::array<CrashFn, 4>& crash) {
       .domains = D::kDomains,
       .harness = D::kHarness,
       .torn_modes = torn_modes<D>(),
+      .torn_value_modes = torn_value_modes<D>(),
       .element_bytes = {element_bytes_of<DS, DramBackend>(),
                         element_bytes_of<DS, VolatileBackend>(),
                         element_bytes_of<DS, PersistBackend>(),

@@ -29,7 +29,8 @@ struct DsEntry {
   ModeSet modes;
   DomainSet domains;
   bool harness;
-  ModeSet torn_modes;  // durable modes not failure-atomic by design (ds/traits.h)
+  ModeSet torn_modes;        // durable modes not failure-atomic by design (ds/traits.h)
+  ModeSet torn_value_modes;  // durable modes whose overwrites can tear (ds/traits.h)
   std::array<uint64_t (*)(uint32_t), 4> element_bytes;  // indexed by Mode; null: unsupported
   // The structure's own estimate of its bytes (elements, arrays, allocator
   // overhead) for these options: what the default pool size is derived from.
@@ -41,6 +42,7 @@ struct DsEntry {
   bool supports(Mode m) const { return modes.has(m); }
   bool crash_safe(Domain d) const { return domains.has(d); }
   bool failure_atomic(Mode m) const { return !torn_modes.has(m); }
+  bool overwrite_atomic(Mode m) const { return !torn_value_modes.has(m); }
 };
 
 // The built-in structures, then those added by add_index, in that order.

@@ -20,7 +20,8 @@ def test_list_json_carries_every_trait(pmemids):
     by_ds = {e["ds"]: e for e in json.loads(r.stdout)}
     for e in by_ds.values():
         assert {"ds", "description", "operation_set", "operations", "synchronisation", "modes",
-                "domains", "crash_modes", "torn_modes", "harness", "element_bytes"} <= e.keys(), e
+                "domains", "crash_modes", "torn_modes", "torn_value_modes", "harness",
+                "element_bytes"} <= e.keys(), e
         assert set(e["torn_modes"]) <= set(e["crash_modes"]), e
         assert e["operation_set"] in ("kv", "ordered-kv", "queue", "set", "stack")
         assert e["synchronisation"] in ("internal", "external")
@@ -41,6 +42,13 @@ def test_list_json_carries_every_trait(pmemids):
         assert by_ds[ds]["torn_modes"] == ["pmem-persist"], ds
     for ds in ("arraylist", "linkedlist", "hashtable", "skiplist"):
         assert by_ds[ds]["torn_modes"] == [], ds
+    # Every key-value structure overwrites a value in place under one persist.
+    for ds in STRUCTURES:
+        assert by_ds[ds]["torn_value_modes"] == ["pmem-persist"], ds
+    for e in by_ds.values():
+        assert set(e["torn_value_modes"]) <= set(e["crash_modes"]), e
+        if e["operation_set"] not in ("kv", "ordered-kv"):
+            assert e["torn_value_modes"] == [], e
 
 
 def test_native_queue_run_splits_producers_and_consumers(pmemids):
