@@ -110,9 +110,9 @@ if has crash; then  # crash.md
   fig pmemids crash --all --mode pmem-trans --points all --jobs 2 --out "$out/crash-trans-all.jsonl"
   fig pmemids crash --ds btree --mode pmem-persist --points 100000 --out "$out/crash-rate.jsonl"
   fig pmemids crash --ds btree --mode pmem-trans --points 100000 --out "$out/crash-rate.jsonl"
-  fig pmemids crash --all --unsafe --points 200 --survive random --out "$out/crash-random.jsonl"
+  fig pmemids crash --all --mode pmem-trans --points all --survive random --grain 8 --jobs 2 --out "$out/crash-grain8.jsonl"
+  fig pmemids crash --all --mode pmem-persist --points all --survive random --grain 8 --jobs 2 --out "$out/crash-grain8.jsonl"
   fig pmemids crash --all --unsafe --points 200 --model process --out "$out/crash-process.jsonl"
-  fig pmemids crash --ds rbtree,btree,bplustree,btree-embedded --mode pmem-persist --points 100000 --out "$out/crash-kinds.jsonl"
 fi
 
 if has domains; then  # performance.md: the flush layer, fences, domains, instructions, what-if latency
