@@ -137,22 +137,23 @@ class WorkDir {
   std::string path_;
 };
 
-void print_header(std::FILE* out) {
+// `ds_width`: the longest structure name of the run's rows (at least 15).
+void print_header(std::FILE* out, size_t ds_width) {
   fmt::print(out,
-             "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>5} {:>7} {:>8} {:>9} {:>9} {}\n",
-             "ds", "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half", "torn",
-             "leaked", "dangling", "rec_ms_med", "rec_ms_max", "domain");
+             "{:<{}} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>5} {:>7} {:>8} {:>9} {:>9} {}\n",
+             "ds", ds_width, "mode", "model", "points", "recovered", "inv_fail", "lost_ack", "half",
+             "torn", "leaked", "dangling", "rec_ms_med", "rec_ms_max", "domain");
 }
 
-void print_row(std::FILE* out, const nlohmann::json& rec) {
+void print_row(std::FILE* out, size_t ds_width, const nlohmann::json& rec) {
   const auto& c = rec["config"];
   const auto& m = rec["metrics"];
   const auto& torn = m["torn_values"];
   fmt::print(
       out,
-      "{:<15} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>5} {:>7} {:>8} {:>9.2f} {:>9.2f} {}\n",
-      c["ds"].get<std::string>(), c["mode"].get<std::string>(), c["model"].get<std::string>(),
-      m["points"].get<uint64_t>(), m["recovered"].get<uint64_t>(),
+      "{:<{}} {:<13} {:<7} {:>6} {:>9} {:>9} {:>8} {:>5} {:>5} {:>7} {:>8} {:>9.2f} {:>9.2f} {}\n",
+      c["ds"].get<std::string>(), ds_width, c["mode"].get<std::string>(),
+      c["model"].get<std::string>(), m["points"].get<uint64_t>(), m["recovered"].get<uint64_t>(),
       m["invariant_failures"].get<uint64_t>(), m["lost_acknowledged"].get<uint64_t>(),
       m["half_applied"].get<uint64_t>(),
       torn.is_null() ? std::string("-") : std::to_string(torn.get<uint64_t>()),
@@ -288,7 +289,9 @@ void crash(const CrashCliOptions& o) {
 
   const nlohmann::json context = collect_context(pool_dir, probe);
   std::FILE* const table = o.out.empty() ? stdout : table_stream(o.out);
-  print_header(table);
+  size_t ds_width = 15;
+  for (const auto& pair : pairs) ds_width = std::max(ds_width, pair.first->name.size());
+  print_header(table, ds_width);
   bool violation = false;
   for (const auto& [e, m] : pairs) {
     {
@@ -346,7 +349,7 @@ void crash(const CrashCliOptions& o) {
                                      {"failures", r.failures},
                                      {"failure_kinds", r.failure_kinds}};
       if (!o.out.empty()) append_record(o.out, record);
-      print_row(table, record);
+      print_row(table, ds_width, record);
       for (const auto& f : r.failures)
         fmt::print(stderr, "  {} {}: {}\n", e->name, mode_name(m), f);
       if (r.violation(trans) && !e->failure_atomic(m)) {

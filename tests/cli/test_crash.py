@@ -94,6 +94,11 @@ def test_all_unsafe_adds_the_torn_modes_and_eadr_only_designs(pmemids, pool_dir,
     assert "skipping" not in r.stderr
     for x in recs:
         assert x["config"]["failure_atomic"] == ((x["config"]["ds"], "pmem-persist") not in torn), x
+    # The columns stay aligned past the longest name (ringbuffer-txfree).
+    header, *rows = r.stdout.splitlines()
+    assert len(rows) == len(recs)
+    for row in rows:
+        assert row.index(" pmem-persist ") + 1 == header.index(" mode ") + 1, (header, row)
 
 
 def test_process_model_and_survive_are_recorded(pmemids, pool_dir, out_path):
