@@ -36,7 +36,8 @@ void forward_to_python(const std::string& command, const std::string& module,
   }
   std::string path = std::string(kSourceDir) + "/python";
   if (const char* old = std::getenv("PYTHONPATH"); old != nullptr && *old != '\0') {
-    path += ":" + std::string(old);
+    path += ':';
+    path += old;
   }
   setenv("PYTHONPATH", path.c_str(), 1);
   std::error_code ec;
