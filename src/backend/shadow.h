@@ -156,16 +156,11 @@ class Shadow final : public LibFlushObserver {
   void flushed(const void* p, size_t n) {
     if (!adr_ || n == 0) return;
     settle();
-    const uintptr_t a = std::max(reinterpret_cast<uintptr_t>(p), base_);
-    const uintptr_t e = std::min(reinterpret_cast<uintptr_t>(p) + n, base_ + bytes_);
-    if (a >= e) return;
+    const Span s = in_pool(reinterpret_cast<uintptr_t>(p), n);
+    if (s.lo >= s.hi) return;
     std::vector<Flushed>& mine = flushed_[std::this_thread::get_id()];
-    for (uintptr_t l = a / kCacheLine; l <= (e - 1) / kCacheLine; ++l) {
-      Flushed f{l, ++clock_, {}};
-      const uintptr_t lo = std::max(l * kCacheLine, base_);
-      const uintptr_t hi = std::min((l + 1) * kCacheLine, base_ + bytes_);
-      std::memcpy(f.bytes + (lo - l * kCacheLine), reinterpret_cast<const void*>(lo), hi - lo);
-      mine.push_back(f);
+    for (uintptr_t l = s.lo / kCacheLine; l <= (s.hi - 1) / kCacheLine; ++l) {
+      mine.push_back({l, ++clock_, line_now(l * kCacheLine)});
     }
   }
   void fenced() {
@@ -183,9 +178,9 @@ class Shadow final : public LibFlushObserver {
       if (auto h = states_.find(f.line * kCacheLine); h != states_.end()) {
         std::erase_if(h->second, [&](const LineState& st) { return st.time <= f.time; });
       }
-      const uintptr_t lo = std::max(f.line * kCacheLine, base_);
-      const uintptr_t hi = std::min((f.line + 1) * kCacheLine, base_ + bytes_);
-      std::memcpy(durable_.data() + (lo - base_), f.bytes + (lo - f.line * kCacheLine), hi - lo);
+      const Span s = in_pool(f.line * kCacheLine, kCacheLine);
+      std::memcpy(durable_.data() + (s.lo - base_), f.bytes.data() + (s.lo - f.line * kCacheLine),
+                  s.hi - s.lo);
     }
     it->second.clear();
   }
@@ -249,8 +244,7 @@ class Shadow final : public LibFlushObserver {
     if (grain != 8 && grain != kCacheLine) throw UsageError("crash image: grain must be 8 or 64");
     size_t restored = 0;
     for (const ByteRange& r : objects) {
-      const uintptr_t a = std::max(reinterpret_cast<uintptr_t>(r.p), base_);
-      const uintptr_t e = std::min(reinterpret_cast<uintptr_t>(r.p) + r.n, base_ + bytes_);
+      const auto [a, e] = in_pool(reinterpret_cast<uintptr_t>(r.p), r.n);
       // Lines overlapping the object; only its bytes change.
       for (uintptr_t l = a / kCacheLine * kCacheLine; l < e; l += kCacheLine) {
         const uintptr_t lo = std::max(l, a), hi = std::min(l + kCacheLine, e);
@@ -278,9 +272,17 @@ class Shadow final : public LibFlushObserver {
   };
   struct Flushed {
     uintptr_t line;
-    uint64_t time;              // when it was written back (clock_)
-    uint8_t bytes[kCacheLine];  // the line as it was written back
+    uint64_t time;    // when it was written back (clock_)
+    LineBytes bytes;  // the line as it was written back
   };
+  // A byte range [lo, hi) of the address space (empty when lo >= hi).
+  struct Span {
+    uintptr_t lo, hi;
+  };
+  // [p, p + n) clipped to the attached pool.
+  Span in_pool(uintptr_t p, uint64_t n) const {
+    return {std::max(p, base_), std::min(p + n, base_ + bytes_)};
+  }
   struct Store {
     uintptr_t addr;
     std::vector<uint8_t> old;
@@ -302,9 +304,7 @@ class Shadow final : public LibFlushObserver {
   // Records the lines the last reported store changed, as they are now.
   void settle() {
     if (pending_.n == 0) return;
-    const uintptr_t a = std::max(reinterpret_cast<uintptr_t>(pending_.p), base_);
-    const uintptr_t e =
-        std::min(reinterpret_cast<uintptr_t>(pending_.p) + pending_.n, base_ + bytes_);
+    const auto [a, e] = in_pool(reinterpret_cast<uintptr_t>(pending_.p), pending_.n);
     pending_ = {};
     const uint64_t now = ++clock_;
     for (uintptr_t l = a / kCacheLine; a < e && l <= (e - 1) / kCacheLine; ++l) {
@@ -314,19 +314,19 @@ class Shadow final : public LibFlushObserver {
     }
   }
   LineBytes line_now(uintptr_t l) const {
-    LineBytes b;
-    const uintptr_t lo = std::max(l, base_), hi = std::min(l + kCacheLine, base_ + bytes_);
-    b.fill(0);
-    std::memcpy(b.data() + (lo - l), reinterpret_cast<const void*>(lo), hi - lo);
+    LineBytes b{};
+    const Span s = in_pool(l, kCacheLine);
+    std::memcpy(b.data() + (s.lo - l), reinterpret_cast<const void*>(s.lo), s.hi - s.lo);
     return b;
   }
   // Line l as a write-back at a random moment since its durable one left it:
   // after store k of its recorded states (the line as it is now is the last),
   // each 8-byte word store k changed taken from before or after it.
   LineBytes cut_line(uintptr_t l, Rng& rng) const {
-    LineBytes before = line_now(l);
-    const uintptr_t lo = std::max(l, base_), hi = std::min(l + kCacheLine, base_ + bytes_);
-    std::memcpy(before.data() + (lo - l), durable_.data() + (lo - base_), hi - lo);
+    const LineBytes live = line_now(l);
+    LineBytes before = live;  // the durable line
+    const Span s = in_pool(l, kCacheLine);
+    std::memcpy(before.data() + (s.lo - l), durable_.data() + (s.lo - base_), s.hi - s.lo);
     std::vector<const LineBytes*> after;
     const auto durable_at = durable_at_.find(l / kCacheLine);
     const uint64_t since = durable_at == durable_at_.end() ? 0 : durable_at->second;
@@ -335,7 +335,6 @@ class Shadow final : public LibFlushObserver {
         if (st.time > since) after.push_back(&st.bytes);
       }
     }
-    const LineBytes live = line_now(l);
     after.push_back(&live);
     const size_t k = static_cast<size_t>(rng.below(after.size()));
     if (k > 0) before = *after[k - 1];
