@@ -94,6 +94,22 @@ nlohmann::json command_line() {
   return args;
 }
 
+// An environment variable's text, null when unset or empty.
+nlohmann::json env_text(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return nullptr;
+  return v;
+}
+
+// A SLURM id variable: an integer when it is one, else its text; null when unset.
+nlohmann::json slurm_id(const char* name) {
+  nlohmann::json v = env_text(name);
+  if (!v.is_string()) return v;
+  const auto& text = v.get_ref<const std::string&>();
+  if (text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return v;
+  return std::stoll(text);
+}
+
 nlohmann::json cpu_governor() {
   std::ifstream in("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   std::string g;
@@ -202,6 +218,10 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
       {"numa_nodes", numa_available() < 0 ? 1 : numa_num_configured_nodes()},
       {"kernel", fmt::format("{} {}", u.sysname, u.release)},
       {"hostname", host},
+      {"slurm_job_id", slurm_id("SLURM_JOB_ID")},
+      {"slurm_array_job_id", slurm_id("SLURM_ARRAY_JOB_ID")},
+      {"slurm_array_task_id", slurm_id("SLURM_ARRAY_TASK_ID")},
+      {"slurm_node", env_text("SLURMD_NODENAME")},
       {"compiler", __VERSION__},
       {"build_type", PMEMIDS_BUILD_TYPE},
       {"optimized", optimized_build()},
