@@ -316,6 +316,20 @@ Exclude read_exclude(const Ctx& ctx, const std::string& where, const toml::table
   return ex;
 }
 
+// Where the shipped files (workloads/, sweeps/) of this binary are: share/pmemids of the
+// prefix it is installed in, and the source tree it was built from.
+std::vector<fs::path> shipped_dirs() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<fs::path> dirs;
+  if (!ec) dirs.push_back(self.parent_path().parent_path() / "share" / "pmemids");
+  dirs.emplace_back(PMEMIDS_SOURCE_DIR);
+  return dirs;
+}
+
+// A relative path as written in the sweep file: as it is when it exists from the current
+// directory, else under the sweep file's directory or one of its parents, else under the
+// shipped files' directories (so a sweep file anywhere can name workloads/pmemids-read).
 std::string resolve_path(const std::string& written, const std::string& sweep_file) {
   const fs::path p(written);
   std::error_code ec;
@@ -325,6 +339,9 @@ std::string resolve_path(const std::string& written, const std::string& sweep_fi
     if (fs::exists(dir / p, ec)) return (dir / p).lexically_normal().string();
     if (dir == dir.parent_path()) break;
     dir = dir.parent_path();
+  }
+  for (const fs::path& d : shipped_dirs()) {
+    if (fs::exists(d / p, ec)) return (d / p).lexically_normal().string();
   }
   return written;
 }

@@ -116,6 +116,20 @@ def test_dry_run_lists_run_command_lines(pmemids, tmp_path):
     assert not (tmp_path / "results").exists() and not pmemids.out.exists()
 
 
+def test_a_sweep_file_anywhere_names_shipped_workloads(pmemids, tmp_path):
+    """Neither the current directory nor the file's directory has workloads/: the
+    binary's source tree (or installation) supplies workloads/pmemids-read, and the
+    configuration's id is that of the path as written."""
+    text = tiny(matrix='ds = ["btree"]\nmode = ["dram"]').replace(f'"{WRITE}"', '"workloads/pmemids-write"')
+    f = write_sweep(tmp_path, text)
+    r = sweep(pmemids, f, "--dry-run", pool=False)
+    assert r.returncode == 0, r.describe()
+    assert f"--workload {WORKLOADS / 'pmemids-write'} " in r.stdout, r.stdout
+    missing = write_sweep(tmp_path, text.replace("pmemids-write", "pmemids-nosuch"))
+    r = sweep(pmemids, missing, "--dry-run", pool=False)
+    assert r.returncode == 2 and "workloads/pmemids-nosuch" in r.stderr, r.describe()
+
+
 @pytest.mark.parametrize("scale", ["default", "quick", "paper"])
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_sweep_files_expand(pmemids, name, scale):
