@@ -2,7 +2,8 @@
 # Builds the pmemids binary (Release) and installs it with its bash completion:
 #   $PMEMIDS_PREFIX/bin/pmemids                                     (default prefix /usr/local)
 #   $PMEMIDS_PREFIX/share/bash-completion/completions/pmemids
-#   $PMEMIDS_PREFIX/share/pmemids/{workloads,sweeps}, share/doc/pmemids/
+#   $PMEMIDS_PREFIX/share/pmemids/{workloads,sweeps,scripts}, share/doc/pmemids/
+#   $PMEMIDS_PREFIX/bin/pmemids-slurm-sweep -> share/pmemids/scripts/slurm-sweep.sh (docs/sweeps.md)
 # as root, or through sudo when the prefix is not writable. `pmemids report`
 # keeps using this checkout's Python venv (scripts/setup.sh), so leave it in place.
 set -euo pipefail

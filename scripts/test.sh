@@ -27,5 +27,6 @@ for target in properties sweep; do
   grep -E "^stat::number_of_executed_units" "$fuzz_work/$target.log" | sed "s/^/fuzz $target: /"
 done
 build/pmemids reproduce --check >/dev/null
-PMEMIDS_BIN="$PWD/build/pmemids" .venv/bin/python -m pytest -q tests/cli
+# -rs: a skipped test says why (test_slurm.py without root or sudo)
+PMEMIDS_BIN="$PWD/build/pmemids" .venv/bin/python -m pytest -q -rs tests/cli
 PMEMIDS_BIN="$PWD/build/pmemids" .venv/bin/python -m pytest -q tests/report

@@ -69,6 +69,7 @@ def test_default_out_names_the_shard(pmemids, tmp_path):
 
 def slurm_task(pmemids, f: Path, out: Path, k: int, n: int) -> subprocess.CompletedProcess:
     env = {**os.environ, "SLURM_ARRAY_TASK_ID": str(k), "SLURM_ARRAY_TASK_COUNT": str(n),
+           "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": str(n - 1),
            "PMEMIDS": str(pmemids.binary), "PMEMIDS_POOL_DIR": str(pmemids.pool_dir)}
     return subprocess.run(["bash", str(REPO / "scripts" / "slurm-sweep.sh"), str(f), "default", str(out)],
                           capture_output=True, text=True, timeout=TIMEOUT_S, env=env, cwd=f.parent)
