@@ -23,7 +23,7 @@
 # The daemons run as root (slurmd starts jobs as their users): run as root, or
 # as a user with sudo (start and stop then run themselves through sudo).
 set -euo pipefail
-dir=${PMEMIDS_SLURM_DIR:-/tmp/pmemids-slurm}
+dir=$(realpath -m "${PMEMIDS_SLURM_DIR:-/tmp/pmemids-slurm}") # the daemons need absolute paths
 port=${PMEMIDS_SLURM_PORT:-6877}
 conf=$dir/slurm.conf
 marker=$dir/.pmemids-slurm-local
