@@ -26,9 +26,10 @@ struct PmemProbe {
 PmemProbe probe_pool_dir(const std::string& dir);
 
 // The `context` block of every result record, measured once per invocation:
-// machine, build, libraries, pool location, the full command line, the CPU
-// frequency governor (null where unreadable) and timer_overhead_ns, and the installed persistence policy (pmem/policy.h).
-// loadavg_before / loadavg_after are added per repetition by the caller.
+// machine (and its LLC size, llc_bytes, as doctor reports it), build, libraries, pool
+// location, the full command line, the CPU
+// frequency governor (null where unreadable) and timer_overhead_ns, and the installed persistence
+// policy (pmem/policy.h). loadavg_before / loadavg_after are added per repetition by the caller.
 nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& probe);
 
 // `pmemids --version`: version, git revision and build type, and the PMDK and
