@@ -352,13 +352,17 @@ def _predicate(table: dict, where: str, needs: Needs, fail) -> tuple[str, Check]
     return text, check
 
 
-def _check(table, i: int, needs: Needs, fail) -> ClaimCheck:
-    where = f"check[{i}]."
+def _table(table, kind: str, i: int, allowed: set[str], needs: Needs, fail) -> tuple[str, str, str, Check]:
+    """A [[check]] or [[require]] table's place, `what` and predicate."""
+    where = f"{kind}[{i}]."
     if not isinstance(table, dict):
-        raise fail(f"check[{i}]: must be a table")
-    _known(table, _CHECK, where, fail)
-    what = _string(table, "what", where, fail)
-    text, check = _predicate(table, where, needs, fail)
+        raise fail(f"{kind}[{i}]: must be a table")
+    _known(table, allowed, where, fail)
+    return (where, _string(table, "what", where, fail), *_predicate(table, where, needs, fail))
+
+
+def _check(table, i: int, needs: Needs, fail) -> ClaimCheck:
+    where, what, text, check = _table(table, "check", i, _CHECK, needs, fail)
     values = table.get("seed_values", {})
     if not isinstance(values, dict) or any(
             isinstance(v, bool) or not isinstance(v, int | float) for v in values.values()):
@@ -375,10 +379,5 @@ def _check(table, i: int, needs: Needs, fail) -> ClaimCheck:
 
 
 def _require(table, i: int, needs: Needs, fail) -> Requirement:
-    where = f"require[{i}]."
-    if not isinstance(table, dict):
-        raise fail(f"require[{i}]: must be a table")
-    _known(table, _REQUIRE, where, fail)
-    what = _string(table, "what", where, fail)
-    text, check = _predicate(table, where, needs, fail)
+    _, what, text, check = _table(table, "require", i, _REQUIRE, needs, fail)
     return Requirement(what, text, check)
