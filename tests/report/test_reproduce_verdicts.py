@@ -131,7 +131,7 @@ def test_require_not_met_is_not_measurable_naming_the_value(tmp_path):
                             "(measured footprint_bytes/llc_bytes 0.5 over 4 groups: 4 fail (needs 4))")
     assert v["outcome"] == "reproduced"  # the checks are still measured and shown
     assert v["display"].endswith("(checks measured: reproduced, 2 of 2 groups hold)")
-    assert "requires 1: a working set at least 4x the LLC" in verdict.text(v)
+    assert "requires 1: a working set at least 4x the LLC: not met (0.5 over 4 groups" in verdict.text(v)
 
 
 def test_require_met_decides_as_before(tmp_path):

@@ -232,11 +232,16 @@ def _num(v, ratio: bool) -> str:
     return f"{v:.3g}x" if ratio else f"{v:.4g}"
 
 
-def _check_lines(title: str, ch: dict) -> list[str]:
+# A requirement is met or not, not reproduced.
+REQUIRE_WORDS = {REPRODUCED: "met", NOT_REPRODUCED: "not met", NOISE: "not shown to be met (within noise)"}
+
+
+def _check_lines(title: str, ch: dict, words: dict | None = None) -> list[str]:
     label = ""
     if ch.get("label"):
         label = f" [{LABEL_WORDS[ch['label']]}{': shown, not deciding' if ch.get('label_applies') else ''}]"
-    lines = [f"  {title}: {ch['what']}{label}: {ch['outcome']} ({ch['summary']})",
+    outcome = (words or {}).get(ch["outcome"], ch["outcome"])
+    lines = [f"  {title}: {ch['what']}{label}: {outcome} ({ch['summary']})",
              f"    {ch['predicate']}"]
     if ch.get("seed_figure"):
         lines.append(f"    seed: {ch['seed_figure']}")
@@ -273,7 +278,7 @@ def text(record: dict) -> str:
     if c.get("seed_says"):
         lines.append(f"  seed says: {c['seed_says']}")
     for i, req in enumerate(record.get("requires", []), start=1):
-        lines += _check_lines(f"requires {i}", req)
+        lines += _check_lines(f"requires {i}", req, REQUIRE_WORDS)
     for i, ch in enumerate(record["checks"], start=1):
         lines += _check_lines(f"check {i}", ch)
     if record["checks"]:
