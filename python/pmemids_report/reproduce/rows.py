@@ -71,6 +71,9 @@ def _micro_row(r: Record) -> dict:
     config = r.data["config"]
     identity = {k: json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else v
                 for k, v in config.items() if k not in micro.NOT_IDENTITY}
+    if "ops_per_thread_asked" in config:
+        # --min-time grows each repetition's count on its own: the point is the count asked.
+        identity["ops_per_thread"] = config["ops_per_thread_asked"]
     identity.update({k: r.data["context"].get(k) for k in stats.CONTEXT_IDENTITY})
     row = dict(identity)
     row.update(config=identity, config_id=json.dumps(identity, sort_keys=True, default=str),
