@@ -149,7 +149,7 @@ def test_one_claim_end_to_end(o1):
     for ds in ["hashtable", "skiplist", "btree", "bplustree", "rbtree"]:
         assert re.search(rf"^\s+ds={ds}\s+\d\S*x\s+\[", p.stdout, re.M), ds
     # The working set is checked first: at the quick scale it is under 4x the LLC.
-    assert "requires 1: a working set at least 4x the last-level cache" in p.stdout
+    assert "requires 1: a working set at least 4x the LLC" in p.stdout
     scale = out / "r" / "quick"
     records = [json.loads(l) for l in (scale / "fig3-single-thread.jsonl").read_text().splitlines()]
     runs = [r for r in records if "metrics" in r and not r.get("aggregate")]
