@@ -68,7 +68,7 @@ def combine(outcomes: list[str]) -> str:
 def verdict_class(verdict: str) -> str:
     """The class of a verdict text (CLASSES)."""
     for c in CLASSES:
-        if verdict == c or verdict.startswith(c + ":") or verdict.startswith(c + " ("):
+        if verdict == c or verdict.startswith((c + ":", c + " ")):
             return c
     return verdict
 
