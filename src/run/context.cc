@@ -17,6 +17,7 @@
 #include <sstream>
 #include <vector>
 
+#include "doctor/probes.h"
 #include "errors.h"
 #include "git_revision.h"
 #include "pmem/latency.h"
@@ -194,6 +195,7 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const auto now = std::chrono::system_clock::now();
+  const uint64_t llc = doctor::llc_bytes();
   return {
       {"pmem", probe.real ? "real" : "emulated"},
       {"store_granularity", probe.granularity},
@@ -212,6 +214,7 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
       {"cpu_model", cpuinfo_field("model name")},
       {"cpu_flags", cpu_flags},
       {"cpus_online", sysconf(_SC_NPROCESSORS_ONLN)},
+      {"llc_bytes", llc > 0 ? nlohmann::json(llc) : nlohmann::json()},
       {"cpu_governor", cpu_governor()},
       {"timer_overhead_ns", measure_timer_overhead_ns()},
       {"command_line", command_line()},

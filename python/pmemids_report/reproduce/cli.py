@@ -1,6 +1,7 @@
 """`pmemids reproduce`: the claims of the seed papers as runnable checks (docs/reproduce.md).
 
-    pmemids reproduce --list                        one line per claim
+    pmemids reproduce --list [--coverage]           one line per claim [and the claim inventory's
+                                                    counts per seed: inventory.py]
     pmemids reproduce --check [ID...]               every claim file validates, its sweeps expand
     pmemids reproduce ID [ID...] [--scale S] [--out DIR]
     pmemids reproduce --all [--scale S] [--out DIR]
@@ -64,6 +65,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog=PROG, description="Run the seed papers' claims and decide each with a verdict.")
     p.add_argument("ids", nargs="*", metavar="ID", help="claim ids (see --list) or claim files")
     p.add_argument("--list", action="store_true", help="one line per claim, then exit")
+    p.add_argument("--coverage", action="store_true",
+                   help="with --list: per seed, the paper's claims, those with a claim file and "
+                        "those without (reproduce/inventory/inventory.toml)")
     p.add_argument("--check", action="store_true",
                    help="validate claim files: schema, predicates, metrics, sweeps expand (dry run)")
     p.add_argument("--all", action="store_true", help="every claim")
@@ -80,6 +84,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.list and (args.ids or args.all or args.check):
         p.error("--list takes no claim ids, --all or --check")
+    if args.coverage and not args.list:
+        p.error("--coverage goes with --list")
     if args.all and args.ids:
         p.error("give claim ids or --all, not both")
     if not (args.list or args.check or args.all or args.ids):
@@ -198,7 +204,7 @@ _NOT_IN_ARGUMENTS = {"hostname", "pmem", "git_revision", "locality"}
 
 
 def _check_terms(claim: Claim, scale: str, configs: list[dict]) -> None:
-    for ch in claim.checks:
+    for ch in (*claim.requires, *claim.checks):
         for sel in ch.check.selections:
             for key, words in sel.terms:
                 if key in _NOT_IN_ARGUMENTS:
@@ -313,6 +319,10 @@ def main(argv: list[str] | None = None) -> int:
         machine = Machine(bin_path)
         if args.list:
             list_claims(all_claims, machine)
+            if args.coverage:
+                from . import inventory
+                entries = inventory.load(args.claims or claims_dir(), all_claims)
+                print("\n".join(inventory.coverage(entries, all_claims)))
             return 0
         chosen = all_claims if args.all or not args.ids else select_claims(all_claims, args.ids)
         if args.check:
@@ -364,7 +374,7 @@ def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int
     if len(verdicts) > 1:
         print("\nsummary:")
         for v in verdicts:
-            print(f"  {v['claim']['id']:<10} {v['verdict']}")
+            print(f"  {v['claim']['id']:<10} {v['display']}")
     if sources is None and not args.no_report:
         from .. import report  # matplotlib: only when a report is drawn
         inputs = [str(f) for f in sorted(out.glob("*.jsonl")) if f.stat().st_size > 0]

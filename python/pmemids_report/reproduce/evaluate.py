@@ -22,11 +22,13 @@ checked metric added. For a check:
      diff      Welch's t interval of mean(A) - mean(B)
      value     Student's t interval of mean(A)
    at family-wise level 95%: each group's interval at 1 - 0.05/m, m = the groups of the
-   check with an interval (Bonferroni). Each selection needs at least MIN_REPETITIONS
-   values; one without spread (every repetition equal, e.g. a deterministic counter)
-   adds no width.
+   check with an interval (Bonferroni). An `equivalent` test is two one-sided tests at
+   0.05/m each (TOST), whose decision is the interval at 1 - 2 x 0.05/m. Each selection
+   needs at least MIN_REPETITIONS values; one without spread (every repetition equal,
+   e.g. a deterministic counter) adds no width.
 4. A group holds when its whole interval passes the test, fails when none of it does,
-   and is within noise otherwise. The check is reproduced when at least `needed` groups
+   and is within noise otherwise (`outside A..B` passes outside the range: it holds
+   when the interval lies wholly on one side of it, fails when wholly inside). The check is reproduced when at least `needed` groups
    hold (the quantifier), not reproduced when so many fail that `needed` cannot be
    reached, and within noise otherwise. With no group measured, or fewer groups than
    the quantifier needs, the check has no data (its `reason` says why).
@@ -40,14 +42,15 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from . import tdist
-from .predicate import Check, Selection
+from .predicate import RANGE_TESTS, Check, Selection
 
 ALPHA = 0.05
 MIN_REPETITIONS = 2
 HOLDS, FAILS, NOISE, MISSING = "holds", "fails", "within noise", "no data"
 TEST_TEXT = ("Welch's t interval per group (ratio, contrast: of log values, i.e. of geometric "
-             "means; value: Student's t), family-wise 95% (Bonferroni over the check's groups); "
-             "a group holds when its whole interval passes, fails when none of it does")
+             "means; value: Student's t), family-wise 95% (Bonferroni over the check's groups; "
+             "an equivalence margin by two one-sided tests, TOST); a group holds when its whole "
+             "interval passes, fails when none of it does")
 # Each function is a linear combination of the selections' means, of their logarithms
 # for the ratios.
 COEFFICIENTS = {"ratio": (1, -1), "contrast": (1, -1, -1, 1), "diff": (1, -1), "value": (1,)}
@@ -91,13 +94,39 @@ class CheckResult:
     def count(self, status: str) -> int:
         return sum(1 for g in self.groups if g.status == status)
 
+    def tally(self) -> str:
+        """'1 of 3 groups fail', '3 of 3 groups hold', '2 of 3 groups within noise'."""
+        status = {"reproduced": HOLDS, "not reproduced": FAILS}.get(self.outcome, NOISE)
+        n = len(self.groups)
+        return f"{self.count(status)} of {n} group{'s' if n != 1 else ''} {STATUS_WORDS[status]}"
+
+    def magnitude(self, seed_range: tuple[float, float], function: str) -> dict:
+        """Whether our magnitude meets the seed's range, with the same intervals: a group
+        meets it when its interval overlaps [lo, hi] (a group without an interval: its
+        estimate inside); the magnitude is within when at least as many groups meet it
+        as the check's quantifier needs, outside otherwise."""
+        lo, hi = seed_range
+        est = [g.estimate for g in self.groups if g.estimate is not None]
+        meets = sum(1 for g in self.groups if g.estimate is not None and (
+            not (g.ci[1] < lo or g.ci[0] > hi) if g.ci else lo <= g.estimate <= hi))
+        fmt = (lambda v: f"{v:.3g}x") if function in LOGARITHMIC else (lambda v: f"{v:.4g}")
+        span = "-" if not est else fmt(min(est)) if fmt(min(est)) == fmt(max(est)) else \
+            f"{fmt(min(est))} to {fmt(max(est))}"
+        seed = fmt(lo) if lo == hi else f"{fmt(lo).rstrip('x')}-{fmt(hi)}"
+        within = bool(est) and meets >= max(1, self.needed)
+        text = f"magnitude {span} vs the seed's {seed}: {'within' if within else 'outside'}"
+        if len(self.groups) > 1:
+            text += f" ({meets} of {len(self.groups)} groups' intervals meet it, needs {max(1, self.needed)})"
+        return {"seed_range": [lo, hi], "ours": span, "meets": meets, "within": within, "text": text}
+
     def summary(self, function: str) -> str:
         """'1.02x-1.31x over 7 groups: 5 hold, 2 within noise (needs 5)'."""
         est = [g.estimate for g in self.groups if g.estimate is not None]
         if not est:
             return "no data"
         fmt = (lambda v: f"{v:.3g}x") if function in LOGARITHMIC else (lambda v: f"{v:.4g}")
-        span = fmt(est[0]) if len(est) == 1 else f"{fmt(min(est))} to {fmt(max(est))}"
+        lo, hi = fmt(min(est)), fmt(max(est))
+        span = lo if lo == hi else f"{lo} to {hi}"
         counts = ", ".join(f"{self.count(s)} {w}" for s, w in STATUS_WORDS.items() if self.count(s))
         plural = "s" if len(self.groups) != 1 else ""
         return f"{span} over {len(self.groups)} group{plural}: {counts} (needs {self.needed})"
@@ -277,10 +306,12 @@ def _point(function: str, xs: list[list[float]]) -> float:
 
 def _status(test, ci: tuple[float, float]) -> str:
     lo, hi = ci
-    if test.op == "within":
-        if test.low <= lo and hi <= test.high:
-            return HOLDS
-        return FAILS if hi < test.low or lo > test.high else NOISE
+    inside = test.low <= lo and hi <= test.high if test.op in RANGE_TESTS else False
+    apart = hi < test.low or lo > test.high if test.op in RANGE_TESTS else False
+    if test.op in ("within", "equivalent"):
+        return HOLDS if inside else FAILS if apart else NOISE
+    if test.op == "outside":
+        return HOLDS if apart else FAILS if inside else NOISE
     c = test.low
     passes = {"<": lambda v: v < c, "<=": lambda v: v <= c, ">": lambda v: v > c, ">=": lambda v: v >= c}[test.op]
     if passes(lo) and passes(hi):
@@ -328,7 +359,8 @@ def evaluate(check: Check, rows: pd.DataFrame, seed_values: dict | None = None,
             else:
                 pending.append((g, xs))
 
-    level = 1 - ALPHA / len(pending) if pending else None
+    # Bonferroni over the groups; TOST's two one-sided tests at that rate each.
+    level = 1 - (2 if check.test.op == "equivalent" else 1) * ALPHA / len(pending) if pending else None
     for g, xs in pending:
         g.estimate, g.ci = _interval(check.function, xs, level)
         g.status = _status(check.test, g.ci)
