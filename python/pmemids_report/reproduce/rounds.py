@@ -100,7 +100,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the last look: at most N rounds (default: quick and default 20, paper 30)")
     p.add_argument("--no-interleave", action="store_true",
                    help="run each configuration's repetitions back to back (the sweep's "
-                        "--no-interleave) and decide once, with Welch's test")
+                        "--no-interleave) and decide once, with Welch's test (an --out of its "
+                        "own: configurations recorded there in rounds are not run again)")
 
 
 def design_of(args) -> Design:
