@@ -132,37 +132,53 @@ sweep::RunKeys keys_for(const std::vector<std::string>& command, const std::stri
 
 // --no-interleave, --interleave and what goes with rounds (docs/sweeps.md, "Rounds").
 void add_round_options(CLI::App* sub, SweepOptions& o) {
-  CLI::Option* no = sub->add_flag(
-      "--no-interleave", o.no_interleave,
-      "Run each configuration's repetitions together, configuration after configuration "
-      "(default: in rounds, repetition 1 of every configuration, then 2, ...)");
-  CLI::Option* random =
-      sub->add_flag("--interleave", o.interleave,
-                    "Rounds in a fresh random order each (randomized multiple interleaved "
-                    "trials): every configuration once per round, one repetition per run; "
-                    "records carry round, position and the order seed");
-  random->excludes(no);
+  sub->add_flag("--no-interleave", o.no_interleave,
+                "Run each configuration's repetitions together, configuration after "
+                "configuration (default: in rounds, repetition 1 of every configuration, then "
+                "2, ...)");
+  sub->add_flag("--interleave", o.interleave,
+                "Rounds in a fresh random order each (randomized multiple interleaved trials): "
+                "every configuration once per round, one repetition per run; records carry "
+                "round, position and the order seed");
   sub->add_option("--interleave-seed", o.interleave_seed,
-                  "Seed of the rounds' random orders (recorded)")
-      ->needs(random)
+                  "With --interleave: the seed of the rounds' random orders (recorded)")
       ->type_name("N")
       ->default_str("the one recorded in --out, else a fresh one");
   sub->add_option("--rounds", o.rounds,
-                  "Run every configuration in N rounds, whatever its repeat (its config_id is "
-                  "unchanged: a sweep resumed with a larger N runs the new rounds only)")
-      ->needs(random)
+                  "With --interleave: every configuration in N rounds, whatever its repeat (its "
+                  "config_id is unchanged: a sweep resumed with a larger N runs the new rounds "
+                  "only)")
       ->check(CLI::Range(1, sweep::kMaxRounds))
       ->type_name("N")
       ->default_str("each configuration's repeat");
   sub->add_option("--before-round", o.before_round,
                   "Shell command run (sh -c) before each round, PMEMIDS_SWEEP_ROUND set to "
                   "the round (from 0); a failure stops the sweep")
-      ->excludes(no)
       ->check(non_empty())
-      ->type_name("CMD");
+      ->type_name("CMD")
+      ->default_str("none");
+}
+
+// The round options that go together (UsageError otherwise).
+void check_round_options(const SweepOptions& o) {
+  if (o.interleave && o.no_interleave) {
+    throw UsageError(
+        "--interleave and --no-interleave: give one (--interleave: rounds in a random order; "
+        "--no-interleave: each configuration's repetitions together)");
+  }
+  if (!o.interleave && (o.interleave_seed || o.rounds > 0)) {
+    throw UsageError(fmt::format("{} needs --interleave (rounds in a random order)",
+                                 o.rounds > 0 ? "--rounds" : "--interleave-seed"));
+  }
+  if (o.no_interleave && !o.before_round.empty()) {
+    throw UsageError(
+        "--before-round: --no-interleave runs no rounds; accepted: the default rounds or "
+        "--interleave");
+  }
 }
 
 void sweep_main(const SweepOptions& o) {
+  check_round_options(o);
   const sweep::RunKeys keys = keys_for(sweep::read_sweep_command(o.file), o.file);
   const sweep::SweepSpec spec = sweep::parse_sweep_file(o.file, o.scale, keys);
   const sweep::Shard shard = o.shard.empty() ? sweep::Shard{} : sweep::parse_shard(o.shard);
