@@ -31,8 +31,13 @@ The record (one JSON line, schema_version 1, recognised by the report by its `cl
 object) carries the claim, the scale, `verdict` (the class with its reason), `class`,
 `outcome` (all checks' outcome combined, null when nothing was measured), `display`
 (the one line printed, put in the README and the report), every check with every
-group's numbers, its label and magnitude, the requirements, the test, the records'
-hosts, PMEM kind and CPU, and the load average when the verdict was made.
+group's numbers and test (`groups[].test`, `tests`: groups per test, `looks`), its
+label and magnitude, the requirements, the test, the records' hosts, PMEM kind and
+CPU, and the load average when the verdict was made; decided in rounds (rounds.py),
+also `rounds` (how many ran, why it stopped: decided, budget, maximum or the end of
+the records; the looks and their level), shown at the end of `display`
+("[12 rounds, stopped: decided]"), and `noise` (the rounds whose calibration was
+over 3x the best, and whether they were dropped).
 """
 
 from __future__ import annotations
