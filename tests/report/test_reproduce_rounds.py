@@ -305,3 +305,14 @@ def test_sequential_rule_keeps_wrong_verdicts_at_the_stated_level():
     assert wrong / claims_n <= 0.05, wrong
     assert naive / claims_n > 0.05, naive
     assert tests == {paired.PAIRED_T, paired.WILCOXON}  # both paths of the rule ran
+
+
+def test_readme_table_counts_rounds_stops_and_minutes():
+    from pmemids_report.reproduce import table
+
+    def v(ran, stopped, seconds):
+        return {"rounds": {"ran": ran, "stopped": stopped}, "seconds": seconds}
+    line = table.rounds_line([v(3, "decided", 30), v(20, "maximum", 150), v(8, "budget", 180), {}])
+    assert line == ("Rounds: 3 claims decided in rounds, 3-20 rounds (median 8); stopped: 1 decided, "
+                    "1 budget, 1 maximum; 0.5-3 minutes per claim (median 2.5).\n")
+    assert table.rounds_line([{}]) == ""
