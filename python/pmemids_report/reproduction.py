@@ -66,7 +66,7 @@ def _groups(check: dict) -> list[dict]:
                     "n": "/".join(str(n) for n in g.get("n", [])) or "–",
                     "cv": "/".join("–" if c is None else f"{100 * c:.1f}%" for c in g.get("cv", [])) or "–",
                     "seed": _fmt(g.get("seed_value"), ratio) if g.get("seed_value") is not None else "–",
-                    "status": g["status"], "note": g.get("note") or ""})
+                    "test": g.get("test") or "–", "status": g["status"], "note": g.get("note") or ""})
     return out
 
 

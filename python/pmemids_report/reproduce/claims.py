@@ -30,6 +30,11 @@
 
     seed_cpu = "Intel Cascade Lake"   # optional: the CPU the seed measured on, named beside
                                       # ours in the verdict (claims about cache-line instructions)
+    drop_noisy_rounds = true          # optional (default false): rounds whose calibration is over
+                                      # 3x the best are left out of the decision (rounds.py)
+    interleave = false                # optional (default true): run the sweeps once, not in
+                                      # rounds added until decided (repetitions that are seeds
+                                      # of a deterministic measurement: more rounds repeat them)
 
     [[require]]                       # zero or more: what the experiment must have achieved
     what = "..."                      # for the seed's condition to hold (the condition in words)
@@ -67,7 +72,7 @@ SCALES = ("quick", "default", "paper")
 CAUSES = ("software", "cpu-cache", "prefetcher", "memory-controller", "media", "numa")
 
 _TOP = {"id", "seed", "section", "claim", "cause", "figure", "seed_says", "scales", "needs",
-        "minutes", "sweep", "check", "require", "seed_cpu"}
+        "minutes", "sweep", "check", "require", "seed_cpu", "drop_noisy_rounds", "interleave"}
 _NEEDS = {"commands", "structures", "options", "tools", "numa_nodes", "cores", "pmu", "smt",
           "media"}
 _SWEEP = {"file", "only"}
@@ -158,6 +163,8 @@ class Claim:
     path: Path
     requires: tuple[Requirement, ...] = ()
     seed_cpu: str | None = None
+    drop_noisy_rounds: bool = False
+    interleave: bool = True
 
     def metrics(self) -> set[str]:
         return {c.check.metric for c in (*self.checks, *self.requires)}
@@ -238,13 +245,17 @@ def load(path: Path) -> Claim:
     requires = data.get("require", [])
     if not isinstance(requires, list):
         raise fail("require: accepted: [[require]] tables with what and predicate")
+    for key in ("drop_noisy_rounds", "interleave"):
+        if not isinstance(data.get(key, False), bool):
+            raise fail(f"{key}: {data[key]!r}; accepted: true or false")
     return Claim(cid, seed, _string(data, "section", "", fail), _string(data, "claim", "", fail),
                  tuple(cause), _string(data, "figure", "", fail, required=False),
                  _string(data, "seed_says", "", fail, required=False), tuple(scales), needs,
                  dict(minutes), refs,
                  tuple(_check(c, i, needs, fail) for i, c in enumerate(checks)), path,
                  tuple(_require(r, i, needs, fail) for i, r in enumerate(requires)),
-                 _string(data, "seed_cpu", "", fail, required=False))
+                 _string(data, "seed_cpu", "", fail, required=False),
+                 data.get("drop_noisy_rounds", False), data.get("interleave", True))
 
 
 def load_dir(directory: Path) -> list[Claim]:

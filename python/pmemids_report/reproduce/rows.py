@@ -8,8 +8,13 @@ hit_ratio_achieved-hit_ratio, footprint_bytes/llc_bytes), and the context's time
 and the fields the verdict's labels read (CONTEXT_COLUMNS: the CPU, the pool's store
 granularity and file system); records of `pmemids micro` give rows of the same shape (their
 configuration's identity as micro.py groups points: micro.NOT_IDENTITY left out; the
-`numa` setting as `locality`). skipped_rows: one per configuration recorded
-as skipped or failed, its config fields and `reason`.
+`numa` setting as `locality`). Rounds of an interleaved sweep (docs/sweeps.md):
+`round` (the record's round, from 0; an interleaved record without one, written
+before rounds were recorded, its repetition; NaN for back-to-back repetitions and
+plain runs), `round_key` ("<session>/<round>": the records that ran in one round of
+one sweep invocation, which paired comparisons pair; None without a session) and
+`round_calibration_s`. skipped_rows: one per configuration recorded as skipped or
+failed, its config fields and `reason`.
 
 Only records of the claim's sweeps are used: a record stamped by `pmemids sweep`
 counts when its sweep file has the same name as one of the claim's; unstamped records
@@ -18,9 +23,9 @@ counts when its sweep file has the same name as one of the claim's; unstamped re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
+import math
+from pathlib import Path
 
 import pandas as pd
 
@@ -57,7 +62,23 @@ def run_rows(records: list[Record], metrics: set[str]) -> pd.DataFrame:
     # The configuration's place in its sweep: groups are shown in sweep order, whatever
     # order the records arrive in (shards merged with --from interleave them).
     rows["sweep_index"] = [_sweep_index(by_line[k]) for k in keys]
+    rounds = [_round_fields(by_line[k]) for k in keys]
+    rows["round"] = [r[0] for r in rounds]
+    rows["round_key"] = pd.Series([r[1] for r in rounds], index=rows.index, dtype=object)
+    rows["round_calibration_s"] = [r[2] for r in rounds]
     return rows
+
+
+def _round_fields(data: dict) -> tuple[float, str | None, float]:
+    """(round, round_key, round_calibration_s) of a record (NaN, None, NaN when absent)."""
+    s = data.get("sweep")
+    if not isinstance(s, dict):
+        return math.nan, None, math.nan
+    k = s.get("round", s.get("repetition"))
+    k = float(k) if isinstance(k, int) and not isinstance(k, bool) else math.nan
+    session = s.get("session")
+    key = f"{session}/{int(k)}" if isinstance(session, str) and not math.isnan(k) else None
+    return k, key, _number(s.get("round_calibration_s"))
 
 
 def _sweep_index(data: dict) -> float:

@@ -6,7 +6,8 @@
 Prints a Markdown table (the last verdict of each claim, by id: its section, its verdict
 with the measured outcome beside any label (verdict.display), and our numbers; the
 seed's figures are on the report's reproduction page), above it a summary line counting
-each verdict class (verdict.CLASSES, and `not run`), or, with --readme,
+each verdict class (verdict.CLASSES, and `not run`) and, for claims decided in rounds,
+a line of their rounds, why they stopped and their minutes (rounds_line), or, with --readme,
 replaces what lies between the README's `<!-- reproduce-table:begin -->` and
 `<!-- reproduce-table:end -->` lines with it. scripts/reproduce-table.sh runs the claims
 and then this. With --update (and --readme), only the rows of the claims in VERDICTS
@@ -113,12 +114,31 @@ def _with_claims(rows: dict[str, str], claims) -> dict[str, str]:
     return {**{c.id: _not_run_row(c) for c in claims}, **rows}
 
 
+def rounds_line(verdicts: list[dict]) -> str:
+    """'Rounds: 40 claims decided in rounds, 3-20 rounds (median 8); stopped: 25 decided,
+    9 budget, 6 maximum; 0.1-3.2 minutes per claim (median 1.4).', or '' when none was."""
+    rounds = [v for v in verdicts if v.get("rounds")]
+    if not rounds:
+        return ""
+    ran = sorted(v["rounds"]["ran"] for v in rounds)
+    stops = {k: sum(1 for v in rounds if v["rounds"]["stopped"] == k)
+             for k in ("decided", "budget", "maximum", "records")}
+    minutes = sorted(v["seconds"] / 60 for v in rounds if isinstance(v.get("seconds"), int | float))
+    text = (f"Rounds: {len(rounds)} claims decided in rounds, {_span(ran)} rounds (median "
+            f"{ran[len(ran) // 2]}); stopped: " + ", ".join(f"{n} {k}" for k, n in stops.items() if n))
+    if minutes:
+        text += (f"; {_span([round(m, 1) for m in minutes])} minutes per claim (median "
+                 f"{minutes[len(minutes) // 2]:.1f})")
+    return text + ".\n"
+
+
 def markdown(verdicts: list[dict], command: str | None, claims=()) -> str:
     rows = _with_claims({v["claim"]["id"]: _row(v) for v in verdicts}, claims)
     body = [rows[k] for k in sorted(rows)]
     head = (f"{len(rows)} claims {_where(verdicts)}"
             + (f"; regenerate with `{command}`" if command else "") + ".")
-    return head + "\n" + summary(body) + "\n\n" + "\n".join(HEADER + body) + "\n"
+    return (head + "\n" + summary(body) + "\n" + rounds_line(verdicts) + "\n"
+            + "\n".join(HEADER + body) + "\n")
 
 
 def updated(current: str, verdicts: list[dict], command: str | None, claims=()) -> str:

@@ -31,8 +31,13 @@ The record (one JSON line, schema_version 1, recognised by the report by its `cl
 object) carries the claim, the scale, `verdict` (the class with its reason), `class`,
 `outcome` (all checks' outcome combined, null when nothing was measured), `display`
 (the one line printed, put in the README and the report), every check with every
-group's numbers, its label and magnitude, the requirements, the test, the records'
-hosts, PMEM kind and CPU, and the load average when the verdict was made.
+group's numbers and test (`groups[].test`, `tests`: groups per test, `looks`), its
+label and magnitude, the requirements, the test, the records' hosts, PMEM kind and
+CPU, and the load average when the verdict was made; decided in rounds (rounds.py),
+also `rounds` (how many ran, why it stopped: decided, budget, maximum or the end of
+the records; the looks and their level), shown at the end of `display`
+("[12 rounds, stopped: decided]"), and `noise` (the rounds whose calibration was
+over 3x the best, and whether they were dropped).
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ import os
 import pandas as pd
 
 from .claims import Claim
-from .evaluate import MISSING, TEST_TEXT, CheckResult, EvaluationError, evaluate
+from .evaluate import MISSING, CheckResult, EvaluationError, evaluate, test_text
 
 REPRODUCED, NOT_REPRODUCED, NOISE = "reproduced", "not reproduced", "within noise"
 NOT_MEASURABLE = "not measurable here"
@@ -105,13 +110,15 @@ def _cpu(claim: Claim, rows: pd.DataFrame | None) -> dict | None:
 
 
 def decide(claim: Claim, scale: str, rows: pd.DataFrame, skipped: pd.DataFrame,
-           files: list[str]) -> dict:
-    """The verdict record of `claim` over run rows (metrics as columns) and skipped rows."""
+           files: list[str], looks: int = 1) -> dict:
+    """The verdict record of `claim` over run rows (metrics as columns) and skipped rows;
+    `looks`: the looks of the sequential design the level is divided over (rounds.py)."""
     def run(items) -> list[tuple[object, CheckResult]]:
         out = []
         for c in items:
             try:
-                out.append((c, evaluate(c.check, rows, getattr(c, "seed_values", {}), skipped)))
+                out.append((c, evaluate(c.check, rows, getattr(c, "seed_values", {}), skipped,
+                                        looks=looks)))
             except EvaluationError as e:
                 raise EvaluationError(f"{claim.path}: {c.predicate}: {e}") from e
         return out
@@ -161,7 +168,8 @@ def _check_json(c, r: CheckResult, applies_label: bool) -> dict:
            "outcome": r.outcome, "summary": r.summary(c.check.function),
            "needed": r.needed, "groups_total": len(r.groups),
            "level": r.level, "groups": [g.to_json() for g in r.groups],
-           "skipped": r.skipped, "label": getattr(c, "label", None), "label_applies": applies_label}
+           "skipped": r.skipped, "label": getattr(c, "label", None), "label_applies": applies_label,
+           "tests": r.tests(), "looks": r.looks}
     if getattr(c, "seed_range", None) and r.groups:
         out["magnitude"] = r.magnitude(c.seed_range, c.check.function)
     return out
@@ -184,7 +192,7 @@ def _record(claim: Claim, scale: str, verdict: str, outcome: str | None, results
         "class": verdict_class(verdict),
         "outcome": outcome,
         "measured": measured,
-        "test": TEST_TEXT,
+        "test": test_text([r for _, r in results + required], max([r.looks for _, r in results] or [1])),
         "checks": checks,
         "requires": requires,
         "cpu": _cpu(claim, rows),
@@ -219,7 +227,33 @@ def display(record: dict) -> str:
     if cpu:
         ran = ", ".join(cpu["measured"]) or "no records"
         parts.append(f"[ran on {ran}; the seed on {cpu['seed']}]")
+    if record.get("rounds"):
+        parts.append(f"[{rounds_text(record['rounds'], record.get('noise'))}]")
     return " ".join(parts)
+
+
+STOPPED = {"decided": "decided", "maximum": "maximum", "records": "end of the records"}
+
+
+def rounds_text(rounds: dict, noise: dict | None = None) -> str:
+    """'8 rounds, stopped: decided', '12 rounds, stopped: budget 3m spent', plus
+    '; 2 noisy rounds dropped'."""
+    why = rounds["stopped"]
+    why = f"budget {_minutes(rounds['budget_s'])} spent" if why == "budget" else STOPPED.get(why, why)
+    out = f"{rounds['ran']} round{'s' if rounds['ran'] != 1 else ''}, stopped: {why}"
+    if noise and noise.get("dropped"):
+        n = len(noise["noisy"])
+        out += f"; {n} noisy round{'s' if n != 1 else ''} dropped"
+    return out
+
+
+def _minutes(seconds: float) -> str:
+    """'2h', '3m', '90s'."""
+    if seconds >= 3600 and seconds % 3600 == 0:
+        return f"{seconds / 3600:g}h"
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{seconds / 60:g}m"
+    return f"{seconds:g}s"
 
 
 def _pct(v) -> str:
@@ -249,13 +283,14 @@ def _check_lines(title: str, ch: dict, words: dict | None = None) -> list[str]:
         lines.append(f"    {ch['magnitude']['text']}")
     ratio = ch["predicate"].lstrip().startswith(("ratio", "contrast"))
     level = f"{100 * ch['level']:.2f}% CI" if ch.get("level") else "CI"
-    rows = [("group", "ours", level, "n", "cv", "seed", "result")]
+    rows = [("group", "ours", level, "n", "cv", "seed", "test", "result")]
     for g in ch["groups"]:
         ci = f"[{_num(g['ci'][0], ratio)}, {_num(g['ci'][1], ratio)}]" if g["ci"] else "-"
         rows.append((g["group"], _num(g["estimate"], ratio), ci,
                      "/".join(str(n) for n in g["n"]) or "-",
                      "/".join(_pct(v) for v in g["cv"]) or "-",
                      _num(g["seed_value"], ratio) if g["seed_value"] is not None else "-",
+                     g.get("test") or "-",
                      g["status"] + (f" ({g['note']})" if g.get("note") else "")))
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]) - 1)]
     for r in rows:
@@ -277,6 +312,10 @@ def text(record: dict) -> str:
         lines.append(f"  measured on {', '.join(record['hosts'])} ({', '.join(record['pmem'])} PMEM)")
     if c.get("seed_says"):
         lines.append(f"  seed says: {c['seed_says']}")
+    if record.get("rounds"):
+        lines.append(f"  rounds: {rounds_detail(record['rounds'])}")
+    if record.get("noise") and record["noise"].get("noisy"):
+        lines.append(f"  noise: {noise_detail(record['noise'])}")
     for i, req in enumerate(record.get("requires", []), start=1):
         lines += _check_lines(f"requires {i}", req, REQUIRE_WORDS)
     for i, ch in enumerate(record["checks"], start=1):
@@ -284,6 +323,23 @@ def text(record: dict) -> str:
     if record["checks"]:
         lines.append(f"  test: {record['test']}")
     return "\n".join(lines)
+
+
+def rounds_detail(r: dict) -> str:
+    """The rounds line of a verdict: how many, the looks and their level, why it stopped."""
+    looks = ", ".join(str(n) for n in r["looks"])
+    plan = ", ".join(str(n) for n in r["schedule"])
+    return (f"{r['ran']} interleaved rounds ({r['order']} order); decided at looks after rounds "
+            f"{looks} of the design's {plan} (each look at 1/{len(r['schedule'])} of the 5% "
+            f"level); stopped: {rounds_text(r).split('stopped: ', 1)[1]}")
+
+
+def noise_detail(n: dict) -> str:
+    rounds = ", ".join(f"{k} ({1e3 * s:.1f} ms)" for k, s in n["noisy"])
+    what = ("dropped from the decision (the claim file sets drop_noisy_rounds)" if n["dropped"]
+            else "kept (the claim file does not set drop_noisy_rounds)")
+    return (f"{len(n['noisy'])} of {n['rounds']} rounds noisy (calibration over {n['factor']:g}x "
+            f"the best {1e3 * n['best_s']:.1f} ms): {rounds}; {what}")
 
 
 __all__ = ["VERDICTS", "CLASSES", "decide", "display", "not_measurable", "text", "verdict_class",
