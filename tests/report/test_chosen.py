@@ -106,7 +106,7 @@ def test_the_emulated_marker_is_in_every_panel_and_never_on_dram_only_records(tm
     rc, out = report(tmp_path / "a", write(tmp_path / "r.jsonl", recs))
     assert rc == 0
     svg = (out / "figures" / "fig3_single_thread.svg").read_text()
-    panels = len({r["config"]["ds"] for r in recs})
+    panels = len({(r["config"]["ds"], r["config"]["workload"]) for r in recs})  # a row per workload
     assert svg.count("EMULATED PMEM") == panels, svg.count("EMULATED PMEM")
     dram = [r for r in recs if r["config"]["mode"] == "dram"]
     assert dram and all(r["context"]["pmem"] == "emulated" for r in dram)
