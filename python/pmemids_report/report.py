@@ -39,7 +39,7 @@ class WriteError(Exception):
     """Writing an output failed after the checks passed (a full disk, a race)."""
 
 
-MANIFEST = ".pmemids-report-files"  # in figures/: the files the last report wrote there
+MANIFEST = ".pmemids-report-files"  # in --out: the files the last report wrote into figures/
 
 
 def make(inputs: list[str], out_dir: Path, csv_path: Path | None = None, jobs: int | None = None,
@@ -82,7 +82,7 @@ def selected(records: list[Record], select: list[str]) -> list[Record]:
 def _clean(fig_dir: Path, written: set[str]) -> None:
     """Removes the files the previous report wrote into fig_dir that this one did not
     (named in its manifest; never a file the report did not write), and records these."""
-    manifest = fig_dir / MANIFEST
+    manifest = fig_dir.parent / MANIFEST
     if manifest.is_file():
         for name in manifest.read_text().splitlines():
             path = fig_dir / name
