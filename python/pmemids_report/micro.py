@@ -1,7 +1,8 @@
 """Figures of `pmemids micro` records, drawn as seeds 002 and 003 draw them.
 
 points(records): one row per micro point (bench + configuration, repetitions
-pooled; records from different hosts or PMEM kinds are kept apart): the
+pooled; records from different hosts or PMEM kinds are kept apart; a key --min-time
+grew is the value asked, fields.GROWN_CONFIG_KEYS): the
 configuration's columns, `n`, and the mean and standard deviation over the
 repetitions of every plotted metric, the flushes and fences per operation, and
 the records' caveats (why this machine cannot show the seeds' effect).
@@ -12,7 +13,10 @@ axis, as the seeds plot them); a heatmap (seed 002's Figures 5 and 6) needs two
 or more thread counts and IO sizes of both its compared values. Points of one
 figure that differ in a setting that is neither x, series nor panel are split
 into one figure per value of that setting (named in its title and id), so no
-cell ever pools two configurations. Every figure carries the hardware caveat of
+cell ever pools two configurations (never on a key derived from another that splits
+already, fields.chosen). A kind's further metrics (`more`) are rows of panels of the
+same figure (micro_persist_size: the latency per cache line under the throughput), so
+one `micro persist` call is one figure. Every figure carries the hardware caveat of
 its records (expected_here: media, NUMA, counters, cores) on the image itself.
 
 figures(points, fig_dir) draws them (PNG and SVG) and returns what the HTML

@@ -4,7 +4,10 @@ footer under them states the scale (records, operations, repetitions) and
 "emulated PMEM" when it was, so a PNG stands alone.
 
 SVG text is kept as text (svg.fonttype 'none'): labels stay searchable. Throughput
-axes are in Kops/s; bars and points are means over repetitions with min-max
+axes are in Kops/s (Mops/s when the figure's values pass 10,000 Kops/s, unit()); the
+footer names the operation count that ran (metrics.operationcount, grown by --min-time)
+and the whiskers; every panel of emulated-PMEM records outside --mode dram carries
+style.EMULATED_MARK in its plot area; bars and points are means over repetitions with min-max
 whiskers (never below zero). Bar figures put all their panels on one y scale
 (a grid when the spec has rows); a y axis whose plotted values span more than
 style.LOG_SCALE_RATIO is logarithmic, said in its label. Colour is the mode in
