@@ -30,10 +30,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="also write every record as one row of a CSV table")
     parser.add_argument("--jobs", type=_positive, metavar="N",
                         help="processes drawing figures (default: one per CPU)")
+    parser.add_argument("--select", action="append", type=_select, metavar="KEY=VALUE",
+                        help="only records whose config KEY has VALUE (repeatable: all must hold); "
+                             "e.g. --select workload=workloada")
     args = parser.parse_args(argv)
     from . import report  # after parsing: --help stays fast
     try:
-        index = report.make(args.inputs, args.out, args.csv, args.jobs)
+        index = report.make(args.inputs, args.out, args.csv, args.jobs, select=args.select)
     except ReportError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
@@ -42,6 +45,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"{PROG}: wrote {index}", file=sys.stderr)
     return 0
+
+
+def _select(text: str) -> str:
+    key, eq, _ = text.partition("=")
+    if not eq or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE (a config key and its value), got {text!r}")
+    return text
 
 
 def _positive(text: str) -> int:

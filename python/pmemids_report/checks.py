@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections import Counter
 
 import pandas as pd
@@ -50,6 +51,8 @@ SWEEP_POOL_DIR = re.compile(r"/sweep-[0-9a-f]{16}/?$")
 
 
 def _environment_value(key: str, value) -> str:
+    if key == "command_line" and isinstance(value, list):
+        return shlex.join(str(v) for v in value)
     if key == "pool_dir" and isinstance(value, str):
         base = SWEEP_POOL_DIR.sub("", value)
         return base if base == value else f"{base} (a sweep-<config id> directory per configuration)"
@@ -68,8 +71,8 @@ def environment(records: list[Record]) -> list[tuple[str, str]]:
             rows.append((k, f"{present[0]} – {present[-1]}"))
         elif len(counts) == 1:
             rows.append((k, values[0]))
-        else:
-            rows.append((k, "; ".join(f"{v} ({n} records)" for v, n in counts.most_common())))
+        else:  # distinct values with their counts, one a line
+            rows.append((k, "\n".join(f"{v} ({n} records)" for v, n in counts.most_common())))
     return rows
 
 
@@ -140,6 +143,32 @@ def warnings(records: list[Record], confs: pd.DataFrame) -> list[str]:
         out.append(f"{len(skips) - failed} configurations {what}: "
                    + "; ".join(f"{reason} ({n})" for reason, n in reasons.most_common()) + ".")
     return out
+
+
+# Options that change what a measurement means: a directory mixing their values mixes runs
+# a reader should not pool without knowing.
+WHAT_IF = ["pmem_write_ns", "pmem_read_ns", "pmem_profile", "domain", "flush", "counters", "min_time"]
+
+
+def mixes(records: list[Record]) -> str | None:
+    """What the measured records mix ('N runs (distinct command lines); workloads: ...;
+    what-if options: ...'), or None when they are one kind of run."""
+    measured = [r for r in records if r.kind in ("run", "micro")]
+    workloads = Counter(str(r.data["config"].get("workload") or f"micro {r.data['config'].get('bench')}")
+                        for r in measured)
+    what_if = {}
+    for key in WHAT_IF:
+        values = Counter(_show(r.data["config"].get(key)) for r in measured)
+        if len(values) > 1:
+            what_if[key] = values
+    if len(workloads) < 2 and not what_if:
+        return None
+    runs = len({_show(r.data["context"].get("command_line")) for r in measured})
+    parts = [f"workloads: " + ", ".join(f"{w} ({n})" for w, n in workloads.most_common())]
+    parts += [f"{k}: " + ", ".join(f"{v} ({n})" for v, n in values.most_common()) for k, values in what_if.items()]
+    return (f"This report mixes {runs} run{'' if runs == 1 else 's'} (distinct command lines, "
+            f"{len(measured)} records): " + "; ".join(parts)
+            + " (records per value); pick one with --select KEY=VALUE.")
 
 
 SKIPPED_FIELDS = ["workload", "ds", "mode", "thread_mode", "threads", "lock", "cpu_node", "mem_node"]

@@ -98,6 +98,30 @@ CONFIG_KEYS = (
     "counters",
 )
 
+# Config keys whose values pmemids grows while it runs, each with the key that records
+# the value asked: `pmemids micro --min-time` grows ops_per_thread per point, and in an
+# interleaved sweep per repetition (each repetition is its own process). Records
+# differing only in a grown value are one configuration, named by the value asked: the
+# claims' rows (reproduce/rows.py) and the report's grouping (micro.py) take it. (`run
+# --min-time` keeps config.operationcount as asked and records the count that ran in
+# metrics.operationcount; what follows from a grown count, chunks_per_region and
+# transactions_per_thread, is in micro.NOT_IDENTITY.)
+GROWN_CONFIG_KEYS = {"ops_per_thread": "ops_per_thread_asked"}
+
+# Config keys pmemids derives from a key the user chose, each with that key: --flush
+# sets flush_instruction (the instruction in force) and flush_auto (whether it was
+# chosen for the CPU). A figure never splits on a derived key when the key it derives
+# from splits it already, and `compare --ignore flush` ignores both (compare.cc keeps
+# the same list).
+DERIVED_CONFIG_KEYS = {"flush_auto": "flush", "flush_instruction": "flush"}
+
+
+def chosen(keys) -> list[str]:
+    """keys without those derived from another of them (DERIVED_CONFIG_KEYS): what the
+    user chose tells figures apart."""
+    keys = list(keys)
+    return [k for k in keys if DERIVED_CONFIG_KEYS.get(k) not in keys]
+
 
 # Numbers of a record's context a claim may name after '/' or '-' in a metric
 # (footprint_bytes/llc_bytes: the working set against the LLC size doctor reports).

@@ -40,14 +40,13 @@ title and appended to the id (fig3_single_thread_recordcount-2000).
 
 from __future__ import annotations
 
-import hashlib
-import re
 from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .fields import chosen
 from .stats import missing
-from .style import OP_TYPES, PERCENTILES, threads_label
+from .style import OP_TYPES, PERCENTILES, figure_id, threads_label
 
 
 @dataclass
@@ -63,6 +62,12 @@ class FigureSpec:
     hatch: str | None = None     # series dimension besides mode: bar hatch / line style
     op: str | None = None        # percentiles: the operation type
     settings: dict = field(default_factory=dict)  # the split-out settings of this figure
+
+    def __post_init__(self):
+        # The id is short; the caption names the whole selection.
+        if self.settings:
+            self.caption += " Configurations with " + ", ".join(
+                f"{k}={_setting(v)}" for k, v in self.settings.items()) + "."
 
 
 def select(confs: pd.DataFrame, run_rows: pd.DataFrame) -> list[FigureSpec]:
@@ -197,7 +202,7 @@ def split(df: pd.DataFrame, axes: list[str]) -> list[tuple[dict, pd.DataFrame]]:
     for i in range(len(df)):
         row = df.iloc[i]
         cells.setdefault(tuple(_key(row[a]) for a in axes), []).append(row["config"])
-    varying = sorted({k for configs in cells.values() for k in _differing(configs)})
+    varying = sorted(chosen({k for configs in cells.values() for k in _differing(configs)}))
     if not varying:
         return [({}, df)]
     parts: dict[tuple, list[int]] = {}
@@ -224,17 +229,8 @@ def _setting(v) -> str:
     return "default" if missing(v) else str(v)
 
 
-# Ids name files (figures/<id>.png): longer ones keep their first characters
-# and end in a digest of the whole, so they stay unique and within NAME_MAX.
-ID_MAX = 160
-
-
 def _id(stem: str, settings: dict) -> str:
-    suffix = "".join(f"_{k}-{_setting(v)}" for k, v in settings.items())
-    full = re.sub(r"[^A-Za-z0-9._-]+", "-", stem + suffix)
-    if len(full) <= ID_MAX:
-        return full
-    return f"{full[:ID_MAX - 13]}_{hashlib.sha1(full.encode()).hexdigest()[:12]}"
+    return figure_id(stem, settings, _setting)
 
 
 def _title(text: str, settings: dict) -> str:

@@ -1,7 +1,8 @@
 """Figures of `pmemids micro` records, drawn as seeds 002 and 003 draw them.
 
 points(records): one row per micro point (bench + configuration, repetitions
-pooled; records from different hosts or PMEM kinds are kept apart): the
+pooled; records from different hosts or PMEM kinds are kept apart; a key --min-time
+grew is the value asked, fields.GROWN_CONFIG_KEYS): the
 configuration's columns, `n`, and the mean and standard deviation over the
 repetitions of every plotted metric, the flushes and fences per operation, and
 the records' caveats (why this machine cannot show the seeds' effect).
@@ -12,7 +13,10 @@ axis, as the seeds plot them); a heatmap (seed 002's Figures 5 and 6) needs two
 or more thread counts and IO sizes of both its compared values. Points of one
 figure that differ in a setting that is neither x, series nor panel are split
 into one figure per value of that setting (named in its title and id), so no
-cell ever pools two configurations. Every figure carries the hardware caveat of
+cell ever pools two configurations (never on a key derived from another that splits
+already, fields.chosen). A kind's further metrics (`more`) are rows of panels of the
+same figure (micro_persist_size: the latency per cache line under the throughput), so
+one `micro persist` call is one figure. Every figure carries the hardware caveat of
 its records (expected_here: media, NUMA, counters, cores) on the image itself.
 
 figures(points, fig_dir) draws them (PNG and SVG) and returns what the HTML
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,9 +38,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import NullLocator  # noqa: E402
 
+from .fields import GROWN_CONFIG_KEYS, chosen  # noqa: E402
 from .load import Record  # noqa: E402
 from .stats import missing  # noqa: E402
-from .style import LINESTYLES, OTHER_COLORS, fmt_number  # noqa: E402
+from .style import LINESTYLES, OTHER_COLORS, emulated_rows, figure_id, fmt_number, mark_emulated  # noqa: E402
 from .tables import Table  # noqa: E402
 
 # Not part of a point's identity: repetitions, seeds, where it ran, what follows
@@ -48,7 +53,9 @@ NOT_IDENTITY = {"repetition", "repeat", "warmup", "seed", "order_seeds", "pool_d
                 # follow from the point's other settings (op, size, lock, ...)
                 "implementation", "libpmem_path", "nt_store_bytes", "memory_node", "xpline_bytes",
                 "range_stride_bytes", "lock_memory", "locks", "pmem2_granularity",
-                "pmem2_granularity_forced", "hit_ratio_achieved", "latency_of", "flush_auto"}
+                "pmem2_granularity_forced", "hit_ratio_achieved", "latency_of", "flush_auto",
+                # the value asked of a grown key: the key itself holds it (fields.GROWN_CONFIG_KEYS)
+                *GROWN_CONFIG_KEYS.values()}
 METRICS = ["ops_per_sec", "gib_per_sec", "ns_per_op", "ns_per_line", "latency_p50_ns", "latency_p99_ns",
            "flushes_per_op", "fences_per_op"]
 LABELS = {"ops_per_sec": "throughput (Mops/s)", "gib_per_sec": "bandwidth (GiB/s)",
@@ -74,6 +81,7 @@ class Figure:
     panel: list[str] = field(default_factory=list)
     compare: tuple[str, str, str] | None = None  # heatmap: (column, a, b)
     caveats: list[str] = field(default_factory=list)
+    more: tuple[str, ...] = ()  # lines: further metrics, a row of panels each, under y's
 
 
 @dataclass
@@ -89,14 +97,13 @@ class Kind:
     panel: list[str]
     where: dict = field(default_factory=dict)  # column -> allowed values
     compare: tuple[str, str, str] | None = None
-    min_size: int = 0  # ns_per_line: whole lines only
+    more: tuple[str, ...] = ()  # further metrics of the same points, a row of panels each
 
 
 FIGURES = [
-    Kind("micro_persist_size", "persist", "Persisting a written chunk", "seed 003 Figures 4.1, 4.4",
-         "size", "ops_per_sec", ["op"], ["pattern"]),
-    Kind("micro_persist_line", "persist", "Persist latency per cache line", "seed 003 Figure 4.2",
-         "size", "ns_per_line", ["op"], ["pattern"], min_size=64),
+    Kind("micro_persist_size", "persist", "Persisting a written chunk, and the latency per cache line",
+         "seed 003 Figures 4.1, 4.4 and (per line, sizes of whole lines) 4.2", "size", "ops_per_sec",
+         ["op"], ["pattern"], more=("ns_per_line",)),
     Kind("micro_persist_threads", "persist", "Persist with threads", "seed 003 Figures 4.3, 4.5",
          "threads", "ops_per_sec", ["op"], ["size"]),
     Kind("micro_store_size", "store", "Stores and write-back instructions", "seed 002 R3",
@@ -139,13 +146,17 @@ def points(records: list[Record]) -> pd.DataFrame:
         if r.kind != "micro":
             continue
         config = {k: v for k, v in r.data["config"].items() if k not in NOT_IDENTITY}
+        for grown, asked in GROWN_CONFIG_KEYS.items():
+            if asked in r.data["config"]:  # grown per point by --min-time: the point is the value asked
+                config[grown] = r.data["config"][asked]
         config["hostname"] = r.data["context"].get("hostname")
         config["pmem"] = r.data["context"].get("pmem")
         key = json.dumps(config, sort_keys=True, default=str)
         g = groups.setdefault(key, {"config": config, "metrics": [], "caveats": set()})
         m = dict(r.data["metrics"])
         size = config.get("size")
-        lines = math.ceil(size / 64) if isinstance(size, (int, float)) and size > 0 else None
+        whole = isinstance(size, (int, float)) and size >= 64  # per line: whole lines only
+        lines = math.ceil(size / 64) if whole else None
         m["ns_per_line"] = m["ns_per_op"] / lines if lines and _num(m.get("ns_per_op")) else None
         g["metrics"].append(m)
         for c in r.data.get("caveats") or ([r.data["expected_here"]] if r.data.get("expected_here") else []):
@@ -177,8 +188,6 @@ def select(pts: pd.DataFrame) -> list[Figure]:
         for col, allowed in k.where.items():
             if col in df:
                 df = df[df[col].isin(allowed)]
-        if k.min_size and "size" in df:
-            df = df[df["size"].map(lambda v: _num(v) and v >= k.min_size)]
         if df.empty or k.x not in df:
             continue
         if k.compare:
@@ -201,10 +210,12 @@ def _line_figure(k: Kind, settings: dict, df: pd.DataFrame) -> Figure | None:
     df = df[df[k.y].map(_num)]
     if df[k.x].nunique() < 2:
         return None
+    what = " and ".join(LABELS.get(y, y) for y in (k.y, *k.more))
     return Figure(_id(k.id, settings), _title(k.title, settings),
-                  f"{k.seed}: {LABELS.get(k.y, k.y)} against {k.x.replace('_', ' ')}; points are the mean "
-                  f"over repetitions (n = {_n(df)}), error bars ±1 standard deviation.",
-                  "lines", df, k.x, k.y, k.series, k.panel, caveats=_caveats(df))
+                  f"{k.seed}: {what} against {k.x.replace('_', ' ')}; points are the mean "
+                  f"over repetitions (n = {_n(df)}), error bars ±1 standard deviation."
+                  + _selection(settings),
+                  "lines", df, k.x, k.y, k.series, k.panel, caveats=_caveats(df), more=k.more)
 
 
 def _heatmap_figure(k: Kind, settings: dict, df: pd.DataFrame) -> Figure | None:
@@ -213,7 +224,7 @@ def _heatmap_figure(k: Kind, settings: dict, df: pd.DataFrame) -> Figure | None:
         return None
     return Figure(_id(k.id, settings), _title(k.title, settings),
                   f"{k.seed}: difference in % of {col}={b} over {col}={a} in {LABELS[k.y]}, "
-                  f"(b - a) / a, per thread count and IO size (n = {_n(df)}).",
+                  f"(b - a) / a, per thread count and IO size (n = {_n(df)})." + _selection(settings),
                   "heatmap", df, k.x, k.y, [], k.panel, compare=k.compare, caveats=_caveats(df))
 
 
@@ -221,7 +232,7 @@ def _split(df: pd.DataFrame, axes: list[str]) -> list[tuple[dict, pd.DataFrame]]
     """Parts in which every (axes) cell is one point, with the settings telling them apart."""
     others = [c for c in df.columns if c not in axes and c not in METRICS and not c.endswith("_sd")
               and c not in ("n", "caveats", "bench", "kind")]
-    varying = [c for c in others if df[c].map(_key).nunique() > 1]
+    varying = chosen(c for c in others if df[c].map(_key).nunique() > 1)
     if not varying:
         return [({}, df)]
     parts: dict[tuple, list[int]] = {}
@@ -235,11 +246,15 @@ def _key(v):
 
 
 def _id(stem: str, settings: dict) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", stem + "".join(f"_{k}-{v}" for k, v in settings.items()))
+    return figure_id(stem, settings)
 
 
 def _title(text: str, settings: dict) -> str:
     return text + (f" ({', '.join(f'{k}={v}' for k, v in settings.items())})" if settings else "")
+
+
+def _selection(settings: dict) -> str:
+    return (" Points with " + ", ".join(f"{k}={v}" for k, v in settings.items()) + ".") if settings else ""
 
 
 def _n(df: pd.DataFrame) -> str:
@@ -276,24 +291,41 @@ def _caveat_text(fig: Figure) -> str | None:
     return ("Not expected here: " + "; ".join(fig.caveats)) if fig.caveats else None
 
 
-def render(fig: Figure, out_dir: Path) -> tuple[str, str]:
+def draw(fig: Figure):
+    """The matplotlib figure of fig: a row of panels per metric (y, then fig.more), the
+    title wrapped to the canvas, the emulated marker in every panel of emulated points."""
     panels = _panels(fig)
     cols = min(3, len(panels))
-    rows = math.ceil(len(panels) / cols)
+    per_metric = math.ceil(len(panels) / cols)
+    ys = [fig.y, *fig.more]
+    rows = per_metric * len(ys)
+    width = max(6.5, 4.2 * cols)
     mpl_fig, axes = plt.subplots(rows, cols, squeeze=False, layout="constrained",
-                                 figsize=(max(6.5, 4.2 * cols), 3.2 * rows + 1.0))
-    flat = list(axes.flat)
-    for ax in flat[len(panels):]:
-        ax.set_visible(False)
-    for ax, (title, df) in zip(flat, panels):
-        (_draw_heatmap if fig.kind == "heatmap" else _draw_lines)(ax, fig, df)
-        ax.set_title(title)
-    mpl_fig.suptitle(fig.title, fontweight="bold", fontsize=10.5)
+                                 figsize=(width, 3.2 * rows + 1.0))
+    used = set()
+    for m, y in enumerate(ys):
+        for i, (title, df) in enumerate(panels):
+            ax = axes[m * per_metric + i // cols][i % cols]
+            used.add(id(ax))
+            (_draw_heatmap if fig.kind == "heatmap" else _draw_lines)(ax, fig, df, y)
+            ax.set_title(title)
+            if emulated_rows(df):
+                mark_emulated(ax)
+    for ax in axes.flat:
+        ax.set_visible(id(ax) in used)
+    # ~0.6 of the font size per character: wrapped, the title stays inside the canvas
+    mpl_fig.suptitle(textwrap.fill(fig.title, int(width * 72 / (10.5 * 0.62))), fontweight="bold",
+                     fontsize=10.5)
     if fig.caveats:  # one line each, under the panels
         lines = [f"Not expected here: {c}" for c in fig.caveats]
         mpl_fig.text(0.5, 0.0, "\n".join(lines), ha="center", va="bottom", color="#B00020", fontsize=8)
         height = mpl_fig.get_size_inches()[1]
         mpl_fig.get_layout_engine().set(rect=(0, 0.17 * len(lines) / height, 1, 1 - 0.17 * len(lines) / height))
+    return mpl_fig
+
+
+def render(fig: Figure, out_dir: Path) -> tuple[str, str]:
+    mpl_fig = draw(fig)
     names = []
     for ext in ("png", "svg"):
         name = f"{fig.id}.{ext}"
@@ -303,27 +335,29 @@ def render(fig: Figure, out_dir: Path) -> tuple[str, str]:
     return names[0], names[1]
 
 
-def _draw_lines(ax, fig: Figure, df: pd.DataFrame) -> None:
-    scale = SCALE.get(fig.y, 1.0)
+def _draw_lines(ax, fig: Figure, df: pd.DataFrame, y: str) -> None:
+    scale = SCALE.get(y, 1.0)
     series = list(dict.fromkeys(_label(fig.series, r) for _, r in df.iterrows()))
     for i, s in enumerate(series):
         pts = df[[_label(fig.series, r) == s for _, r in df.iterrows()]].sort_values(fig.x)
-        ax.errorbar(pts[fig.x].astype(float), pts[fig.y].astype(float) * scale,
-                    yerr=[0 if missing(v) else v * scale for v in pts[fig.y + "_sd"]],
+        pts = pts[pts[y].map(_num)]
+        ax.errorbar(pts[fig.x].astype(float), pts[y].astype(float) * scale,
+                    yerr=[0 if missing(v) else v * scale for v in pts[y + "_sd"]],
                     color=COLORS[i % len(COLORS)], linestyle=LINESTYLES[(i // len(COLORS)) % len(LINESTYLES)],
                     marker="o", markersize=3.5, linewidth=1.2, capsize=2, label=s)
     xs = [float(x) for x in _values(df, fig.x) if x is not None]
-    if fig.x in LOG2_X and xs and max(xs) / max(min(xs), 1e-9) >= 8:
+    if fig.x in LOG2_X and len(xs) > 1 and min(xs) > 0:
         ax.set_xscale("log", base=2)
         ax.set_xticks(xs, [fmt_number(x) for x in xs], rotation=45)
         ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel(fig.x.replace("_", " ") + (" (bytes)" if fig.x in ("size", "io") else ""))
-    positive = [v for v in df[fig.y] if _num(v) and v > 0]
-    if positive and max(positive) / min(positive) > 100:
+    positive = [v for v in df[y] if _num(v) and v > 0]
+    log = bool(positive) and max(positive) / min(positive) > 100
+    if log:
         ax.set_yscale("log")
     else:
         ax.set_ylim(bottom=0)
-    ax.set_ylabel(LABELS.get(fig.y, fig.y))
+    ax.set_ylabel(LABELS.get(y, y) + (", log scale" if log else ""))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, title=" ".join(fig.series) if len(fig.series) == 1 else None, title_fontsize=7)
 
@@ -345,7 +379,7 @@ def heat_cells(fig: Figure, df: pd.DataFrame) -> tuple[list, list, list[list[flo
     return threads, ios, cells
 
 
-def _draw_heatmap(ax, fig: Figure, df: pd.DataFrame) -> None:
+def _draw_heatmap(ax, fig: Figure, df: pd.DataFrame, y: str) -> None:
     threads, ios, cells = heat_cells(fig, df)
     finite = [abs(v) for row in cells for v in row if not math.isnan(v)]
     lim = max(finite) if finite else 1
@@ -370,7 +404,8 @@ def table(fig: Figure) -> Table:
         return Table(columns, rows, [False] + [True] * len(ios))
     desc = list(dict.fromkeys(fig.panel + fig.series + [fig.x]))
     extra = [m for m in ("ops_per_sec", "gib_per_sec", "ns_per_op", "latency_p50_ns", "latency_p99_ns",
-                         "flushes_per_op", "fences_per_op") if m != fig.y and fig.data[m].map(_num).any()]
+                         "flushes_per_op", "fences_per_op", *fig.more)
+             if m != fig.y and fig.data[m].map(_num).any()]
     columns = desc + ["n", fig.y, "sd"] + extra
     rows = []
     for _, r in fig.data.sort_values(desc).iterrows():

@@ -4,7 +4,10 @@ footer under them states the scale (records, operations, repetitions) and
 "emulated PMEM" when it was, so a PNG stands alone.
 
 SVG text is kept as text (svg.fonttype 'none'): labels stay searchable. Throughput
-axes are in Kops/s; bars and points are means over repetitions with min-max
+axes are in Kops/s (Mops/s when the figure's values pass 10,000 Kops/s, unit()); the
+footer names the operation count that ran (metrics.operationcount, grown by --min-time)
+and the whiskers; every panel of emulated-PMEM records outside --mode dram carries
+style.EMULATED_MARK in its plot area; bars and points are means over repetitions with min-max
 whiskers (never below zero). Bar figures put all their panels on one y scale
 (a grid when the spec has rows); a y axis whose plotted values span more than
 style.LOG_SCALE_RATIO is logarithmic, said in its label. Colour is the mode in
@@ -18,6 +21,7 @@ import math
 from pathlib import Path
 
 import matplotlib
+import matplotlib.axes
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
@@ -28,7 +32,8 @@ from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402
 from .figures import FigureSpec  # noqa: E402
 from .stats import missing  # noqa: E402
 from .style import (HATCHES, LINESTYLES, LOCALITIES, LOCKS, LOG_SCALE_RATIO, MARKERS, MODES,  # noqa: E402
-                    PERCENTILES, STRUCTURES, mode_color, order_key, threads_label)
+                    PERCENTILES, STRUCTURES, emulated_rows, mark_emulated, mode_color, order_key,
+                    threads_label)
 
 plt.rcParams.update({
     "svg.fonttype": "none",
@@ -42,14 +47,28 @@ plt.rcParams.update({
 })
 
 KNOWN_ORDER = {"ds": STRUCTURES, "mode": MODES, "lock": LOCKS, "locality": LOCALITIES}
-THROUGHPUT = "throughput (Kops/s)"
+MOPS_FROM = 1e7  # ops/s: past 10,000 Kops/s, throughput axes are in Mops/s
+
+
+def unit(spec: FigureSpec) -> tuple[float, str]:
+    """(divisor of ops/s, axis label) of the figure's throughput."""
+    cols = [c for c in ("max", "mean") if c in spec.data]
+    values = [v for c in cols for v in spec.data[c] if not missing(v)]
+    if spec.kind == "timeline":
+        values = [v for t in spec.data["timeline"] for v in t]
+    return (1e6, "throughput (Mops/s)") if values and max(values) > MOPS_FROM else (1e3, "throughput (Kops/s)")
 
 
 def render(spec: FigureSpec, out_dir: Path) -> list[str]:
     """Writes the PNG and SVG of spec into out_dir; returns their file names."""
     draw = {"bars": _bars, "lines": _lines, "percentiles": _percentiles, "timeline": _timeline}
     fig = draw[spec.kind](spec)
-    fig.supxlabel(footer(spec.data), fontsize=7.5, color="#555555")
+    fig.supxlabel(footer(spec.data) + ("; whiskers: min–max over repetitions" if spec.kind in ("bars", "lines")
+                                       else ""), fontsize=7.5, color="#555555")
+    if emulated_rows(spec.data):
+        for ax in fig.findobj(matplotlib.axes.Axes):
+            if ax.get_visible() and ax.get_label() != "<colorbar>":
+                mark_emulated(ax)
     _fit_legend(fig)
     names = []
     for ext in ("png", "svg"):
@@ -66,9 +85,12 @@ def render(spec: FigureSpec, out_dir: Path) -> list[str]:
 def footer(df) -> str:
     """'5,000 records, 20,000 operations, 3 repetitions per point; emulated PMEM'."""
     parts = []
-    for column, unit in (("recordcount", "records"), ("operationcount", "operations")):
+    # operations: the count that ran (--min-time grows it), else the count asked
+    ran = "operations_ran" in df and df["operations_ran"].map(lambda v: not missing(v)).any()
+    for column, what in (("recordcount", "records"),
+                         ("operations_ran" if ran else "operationcount", "operations")):
         if column in df:
-            parts.append(f"{_span(df[column])} {unit}")
+            parts.append(f"{_span(df[column])} {what}")
     if "duration" in df and df["duration"].map(lambda v: not missing(v)).any():
         parts.append(f"{_span(df['duration'])} s timed")
     reps = df["n"] if "n" in df else df.groupby("config_id").size()  # run rows: count them
@@ -213,12 +235,12 @@ def _grid(n: int, width: float, height: float, max_cols: int = 4):
     return fig, flat[:n]
 
 
-def _whiskers(rows) -> list[list[float]] | None:
-    """Min-max whiskers around the means, in Kops/s; None when no row has a spread."""
+def _whiskers(rows, div: float) -> list[list[float]] | None:
+    """Min-max whiskers around the means, in ops/s / div; None when no row has a spread."""
     if all(r["n"] < 2 for r in rows):
         return None
-    return [[0 if r["n"] < 2 else (r["mean"] - r["min"]) / 1e3 for r in rows],
-            [0 if r["n"] < 2 else (r["max"] - r["mean"]) / 1e3 for r in rows]]
+    return [[0 if r["n"] < 2 else (r["mean"] - r["min"]) / div for r in rows],
+            [0 if r["n"] < 2 else (r["max"] - r["mean"]) / div for r in rows]]
 
 
 def _bar_grid(spec: FigureSpec):
@@ -250,6 +272,7 @@ def _row_title(spec: FigureSpec, rows) -> str:
 
 
 def _bars(spec: FigureSpec):
+    div, ylabel = unit(spec)
     hatches = _hatch_styles(spec, HATCHES)
     fig, cells = _bar_grid(spec)
     per_group = max(len(rows[_eq(rows[spec.x], g)]) for _, _, rows in cells
@@ -260,8 +283,8 @@ def _bars(spec: FigureSpec):
         for gi, g in enumerate(groups):
             series = _series_order(spec, rows[_eq(rows[spec.x], g)])
             for j, r in enumerate(series):
-                err = _whiskers([r])
-                ax.bar(gi + (j - (len(series) - 1) / 2) * width, r["mean"] / 1e3, width * 0.95,
+                err = _whiskers([r], div)
+                ax.bar(gi + (j - (len(series) - 1) / 2) * width, r["mean"] / div, width * 0.95,
                        yerr=err, color=mode_color(r["mode"]), hatch=hatches[_hatch_value(spec, r)],
                        edgecolor="#333333", linewidth=0.4, capsize=2, error_kw={"elinewidth": 0.8})
         labels = ["none" if g is None else str(g) for g in groups]
@@ -277,9 +300,9 @@ def _bars(spec: FigureSpec):
         ax.set_axisbelow(True)
     # One scale for every panel: linear or log decided on every plotted value,
     # limits the union of the panels' own.
-    values = [v / 1e3 for _, _, rows in cells for v in list(rows["min"]) + list(rows["max"]) + list(rows["mean"])]
+    values = [v / div for _, _, rows in cells for v in list(rows["min"]) + list(rows["max"]) + list(rows["mean"])]
     for ax, _, _ in cells:
-        _y_axis(ax, values, THROUGHPUT)
+        _y_axis(ax, values, ylabel)
     limits = [ax.get_ylim() for ax, _, _ in cells]
     low, high = min(lo for lo, _ in limits), max(hi for _, hi in limits)
     for ax, _, _ in cells:
@@ -292,6 +315,7 @@ def _bars(spec: FigureSpec):
 
 
 def _lines(spec: FigureSpec):
+    div, label = unit(spec)
     panels = _panels(spec)
     styles = _hatch_styles(spec, LINESTYLES)
     xs = [x for x in ordered(spec.data[spec.x], spec.x) if x is not None]
@@ -302,12 +326,12 @@ def _lines(spec: FigureSpec):
             series.setdefault((r["mode"], _hatch_value(spec, r)), []).append(r)
         for (mode, hv), pts in series.items():
             pts.sort(key=lambda r: r[spec.x])
-            ax.errorbar([r[spec.x] for r in pts], [r["mean"] / 1e3 for r in pts], yerr=_whiskers(pts),
+            ax.errorbar([r[spec.x] for r in pts], [r["mean"] / div for r in pts], yerr=_whiskers(pts, div),
                         color=mode_color(mode), marker=MARKERS.get(mode, "o"), markersize=4,
                         linestyle=styles[hv], linewidth=1.3, capsize=2)
             over = [r for r in pts if r.get("oversubscribed") is True]
             if over:  # hollow: more threads than CPUs
-                ax.plot([r[spec.x] for r in over], [r["mean"] / 1e3 for r in over], linestyle="none",
+                ax.plot([r[spec.x] for r in over], [r["mean"] / div for r in over], linestyle="none",
                         marker=MARKERS.get(mode, "o"), markersize=4, markerfacecolor="white",
                         markeredgecolor=mode_color(mode), zorder=5)
         if xs and max(xs) / max(min(xs), 1) >= 8:
@@ -315,7 +339,7 @@ def _lines(spec: FigureSpec):
         ax.set_xticks(xs, [str(x) for x in xs])
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xlabel(spec.x)
-        _y_axis(ax, [v / 1e3 for v in list(rows["min"]) + list(rows["max"]) + list(rows["mean"])], THROUGHPUT)
+        _y_axis(ax, [v / div for v in list(rows["min"]) + list(rows["max"]) + list(rows["mean"])], label)
         ax.set_title(title)
         ax.grid(alpha=0.3)
     _legend(fig, spec, line=True,
@@ -345,6 +369,7 @@ def _percentiles(spec: FigureSpec):
 
 
 def _timeline(spec: FigureSpec):
+    div, label = unit(spec)
     panels = _panels(spec)
     fig, axes = _grid(len(panels), 3.3, 2.6)
     for ax, (title, rows) in zip(axes, panels):
@@ -352,9 +377,9 @@ def _timeline(spec: FigureSpec):
             ms = r.get("timeline_ms")
             step = None if missing(ms) else ms / 1000
             t = [(i + 1) * step if step else i + 1 for i in range(len(r["timeline"]))]
-            ax.plot(t, [v / 1e3 for v in r["timeline"]], color=mode_color(r["mode"]), linewidth=1, alpha=0.85)
+            ax.plot(t, [v / div for v in r["timeline"]], color=mode_color(r["mode"]), linewidth=1, alpha=0.85)
             ax.set_xlabel("time (s)" if step else "interval")
-        _y_axis(ax, [v for t in rows["timeline"] for v in t], THROUGHPUT)
+        _y_axis(ax, [v / div for t in rows["timeline"] for v in t], label)
         ax.set_title(title)
         ax.grid(alpha=0.3)
     _legend(fig, spec, line=True, markers=False)

@@ -17,6 +17,7 @@ independent of the others.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import sys
@@ -27,7 +28,7 @@ from typing import Callable
 
 from . import (checks, export_csv, figures, html_page, micro, outputs, plot, reproduction, stats,
                table3, tables)
-from .load import KINDS, read_records
+from .load import KINDS, Record, ReportError, read_records
 
 
 def _stderr(line: str) -> None:
@@ -38,15 +39,56 @@ class WriteError(Exception):
     """Writing an output failed after the checks passed (a full disk, a race)."""
 
 
+MANIFEST = ".pmemids-report-files"  # in --out: the files the last report wrote into figures/
+
+
 def make(inputs: list[str], out_dir: Path, csv_path: Path | None = None, jobs: int | None = None,
-         progress: Callable[[str], None] = _stderr) -> Path:
+         progress: Callable[[str], None] = _stderr, select: list[str] | None = None) -> Path:
     t0 = time.monotonic()
     outputs.check(out_dir, csv_path)
-    records = read_records(inputs)
+    records = selected(read_records(inputs), select or [])
     try:
         return _write(records, out_dir, csv_path, jobs, progress, t0)
     except OSError as e:
         raise WriteError(f"cannot write the report: {e}") from e
+
+
+def parse_select(text: str) -> tuple[str, str]:
+    key, eq, value = text.partition("=")
+    if not eq or not key:
+        raise ReportError(f"--select {text}", "expected KEY=VALUE (a config key and its value, "
+                          "e.g. workload=workloada)")
+    return key, value
+
+
+def _text(v) -> str:
+    return json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else str(v)
+
+
+def selected(records: list[Record], select: list[str]) -> list[Record]:
+    """The records whose config has every KEY=VALUE of select (verdicts are kept);
+    ReportError when a filter keeps no measured record."""
+    for text in select:
+        key, value = parse_select(text)
+        kept = [r for r in records if "config" not in r.data or _text(r.data["config"].get(key)) == value]
+        if not any(r.kind in ("run", "micro") for r in kept):
+            seen = sorted({_text(r.data["config"].get(key)) for r in records if "config" in r.data})
+            raise ReportError(f"--select {text}", "no measured record matches; values of "
+                              f"'{key}' in the inputs: {', '.join(seen[:20])}")
+        records = kept
+    return records
+
+
+def _clean(fig_dir: Path, written: set[str]) -> None:
+    """Removes the files the previous report wrote into fig_dir that this one did not
+    (named in its manifest; never a file the report did not write), and records these."""
+    manifest = fig_dir.parent / MANIFEST
+    if manifest.is_file():
+        for name in manifest.read_text().splitlines():
+            path = fig_dir / name
+            if name and "/" not in name and name not in written and path.is_file():
+                path.unlink()
+    manifest.write_text("".join(f"{n}\n" for n in sorted(written)))
 
 
 def _write(records, out_dir: Path, csv_path: Path | None, jobs: int | None,
@@ -71,6 +113,10 @@ def _write(records, out_dir: Path, csv_path: Path | None, jobs: int | None,
              for spec in specs]
     micro_points = micro.points(records)
     shown += [{"pivot": None, **f} for f in micro.figures(micro_points, fig_dir)]
+    _clean(fig_dir, {f[k] for f in shown for k in ("png", "svg")})
+    mixed = checks.mixes(records)
+    if mixed:
+        progress(mixed)
 
     inputs_summary = {}
     for r in records:
@@ -88,7 +134,8 @@ def _write(records, out_dir: Path, csv_path: Path | None, jobs: int | None,
         emulated=checks.emulated(records),
         total_runs=len(run_rows) + sum(1 for r in records if r.kind == "micro"),
         micro_points=len(micro_points),
-        inputs=list(inputs_summary.values()), warnings=checks.warnings(records, confs),
+        inputs=list(inputs_summary.values()),
+        warnings=([mixed] if mixed else []) + checks.warnings(records, confs),
         environment=checks.environment(records), figures=shown,
         configurations=config_table, common=common, skipped=checks.skipped(records),
         counter_tables=counter_tables,

@@ -95,6 +95,8 @@ def _row(r: Record) -> dict:
     row["locality"] = locality(config.get("cpu_node"), config.get("mem_node"))
     row["workload_text"] = workload_label(config)
     row["ops_per_sec"] = float(metrics["ops_per_sec"])
+    # config.operationcount is the count asked; --min-time may have grown the count that ran
+    row["operations_ran"] = metrics.get("operationcount")
     for key in COSTS + LATENCIES + COUNTER_RATIOS:
         row[key] = _number(metrics.get(key))
     row["timer_overhead_ns"] = _number(r.data["context"].get("timer_overhead_ns"))

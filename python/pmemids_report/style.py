@@ -5,12 +5,16 @@ structures' own (both from `pmemids list --json`, catalog.py); modes in the
 paper's order; unknown names follow, alphabetically. Each mode keeps one colour in every figure (Okabe-Ito palette,
 readable by colour-blind readers); a second series dimension (lock kind,
 local/remote memory, B-tree variant) is drawn with hatches on bars and line
-styles on lines. Throughput is shown in Kops/s.
+styles on lines. Throughput is shown in Kops/s, or Mops/s where values pass
+10,000 Kops/s. Every panel of a figure of emulated-PMEM records carries EMULATED_MARK
+inside its plot area.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 
 from . import catalog
 
@@ -73,3 +77,37 @@ def fmt_number(v, digits: int = 3) -> str:
     if abs(v) >= 10 ** digits:
         return f"{v:,.0f}"
     return f"{v:.{digits}g}"
+
+
+# Figure ids name files (figures/<id>.png): the stem and the settings that split the
+# figure; past ID_MAX characters the stem and a digest of the settings (the settings
+# are in the title and caption either way).
+ID_MAX = 48
+EMULATED_MARK = "EMULATED PMEM"
+
+
+def figure_id(stem: str, settings: dict, show=str) -> str:
+    full = re.sub(r"[^A-Za-z0-9._-]+", "-", stem + "".join(f"_{k}-{show(v)}" for k, v in settings.items()))
+    if len(full) <= ID_MAX:
+        return full
+    digest = hashlib.sha1(full.encode()).hexdigest()[:8]
+    return f"{re.sub(r'[^A-Za-z0-9._-]+', '-', stem)[:ID_MAX - 9]}_{digest}"
+
+
+def mark_emulated(ax) -> None:
+    """The emulated-PMEM marker inside the plot area, so a cropped PNG keeps it."""
+    ax.text(0.99, 0.98, EMULATED_MARK, transform=ax.transAxes, ha="right", va="top", fontsize=7,
+            fontweight="bold", color="#B00020", alpha=0.8, zorder=10,
+            bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "#B00020",
+                  "alpha": 0.7, "linewidth": 0.6})
+
+
+def emulated_rows(df) -> bool:
+    """Rows measured on emulated PMEM that used PMEM (a dram-mode run or a micro point on
+    DRAM used no PMEM, whatever its pool directory was)."""
+    if "pmem" not in df:
+        return False
+    for _, r in df.iterrows():
+        if r.get("pmem") == "emulated" and r.get("mode") != "dram" and r.get("memory") != "dram":
+            return True
+    return False

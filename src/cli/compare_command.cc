@@ -1,7 +1,9 @@
 // `pmemids compare BASE NEW`: the configurations two result files share, BASE's
 // repetitions against NEW's (compare/compare.h). Prints a table, or JSON with
 // --json; exit 0, or 3 with --fail-on-regression PCT when a configuration is
-// significantly slower by more than PCT percent; 2 for unreadable input.
+// significantly slower by more than PCT percent; 2 for unreadable input, and
+// for a --fail-on-regression that compared nothing (no shared configuration,
+// or too few repetitions everywhere to reach a verdict): a gate that cannot fail.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -38,6 +40,9 @@ void compare_files(const CompareOptions& o) {
   }
   std::fflush(stdout);
   if (!o.fail_pct) return;
+  if (const std::string why = nothing_compared(c); !why.empty()) {
+    throw UsageError(fmt::format("--fail-on-regression {} compared nothing: {}", *o.fail_pct, why));
+  }
   const auto slow = regressions(c, *o.fail_pct);
   for (const Row* r : slow) {
     fmt::print(stderr, "pmemids: regression: {}: {:.1f}% slower (p = {:.3g})\n", r->label,
@@ -65,7 +70,8 @@ void add_compare_command(CLI::App& app) {
                   "Exit 3 when a configuration is significantly slower by more than PCT percent")
       ->check(CLI::Range(0.0, 100.0));
   sub->add_option("--ignore", o->ignore,
-                  "Config key to leave out when matching configurations (repeatable)");
+                  "Config key to leave out when matching configurations, with the keys derived "
+                  "from it (repeatable)");
   sub->callback([o] { compare_files(*o); });
 }
 

@@ -23,6 +23,9 @@ namespace pmemids {
 const std::set<std::string> kNotIdentity = {
     "seed",     "stream_seeds", "repetition", "repeat",         "warmup",
     "pool_dir", "pool_size",    "keep_pool",  "workload_files", "ignored_properties"};
+const std::map<std::string, std::string> kDerivedKeys = {{"flush_auto", "flush"},
+                                                         {"flush_instruction", "flush"}};
+const std::map<std::string, std::string> kGrownKeys = {{"ops_per_thread", "ops_per_thread_asked"}};
 
 namespace {
 
@@ -54,6 +57,9 @@ std::vector<Group> group(const RecordFile& f, const std::set<std::string>& keys)
   for (const RunRecord& r : f.runs) {
     nlohmann::json id = nlohmann::json::object();
     for (const auto& k : keys) id[k] = r.config.contains(k) ? r.config[k] : nlohmann::json();
+    for (const auto& [grown, asked] : kGrownKeys) {
+      if (id.contains(grown) && r.config.contains(asked)) id[grown] = r.config[asked];
+    }
     const auto [it, fresh] = index.emplace(id.dump(), out.size());
     if (fresh) out.push_back({id, {}});
     out[it->second].runs.push_back(&r);
@@ -114,11 +120,19 @@ std::string label(const nlohmann::json& id, const std::set<std::string>& varying
   return out.empty() ? "(one configuration)" : out;
 }
 
-std::string human(double v) {
-  if (std::isnan(v)) return "n/a";
-  if (std::abs(v) >= 1e6) return fmt::format("{:.3f}M", v / 1e6);
-  if (std::abs(v) >= 1e3) return fmt::format("{:.2f}K", v / 1e3);
-  return fmt::format("{:.1f}", v);
+// The unit of a throughput column: the largest value's (Mops/s from 1e6 ops/s).
+std::pair<double, const char*> ops_unit(const std::vector<double>& column) {
+  double top = 0;
+  for (double v : column) {
+    if (!std::isnan(v)) top = std::max(top, std::abs(v));
+  }
+  if (top >= 1e6) return {1e6, "Mops/s"};
+  if (top >= 1e3) return {1e3, "Kops/s"};
+  return {1, "ops/s"};
+}
+
+std::string in_unit(double v, double unit) {
+  return std::isnan(v) ? "n/a" : fmt::format("{:.3f}", v / unit);
 }
 
 std::string cost_text(const nlohmann::json& v) {
@@ -130,6 +144,64 @@ std::string too_few_note(const Row& r, double alpha) {
       "too few repetitions for alpha {}: need at least 4 per side ({} vs {} can reach p = {:.3g} "
       "at best)",
       alpha, r.base.ops_per_sec.size(), r.fresh.ops_per_sec.size(), r.min_p);
+}
+
+// One line per configuration and cost observed on at least one side (median per
+// operation); a cost observed on neither side of any configuration is named once.
+std::string costs_text(const Comparison& c, size_t w) {
+  std::set<std::string> seen, all;
+  for (const Row& r : c.rows) {
+    for (const auto& [k, v] : r.base.costs.items()) {
+      all.insert(k);
+      if (v.is_number() || r.fresh.costs[k].is_number()) seen.insert(k);
+    }
+  }
+  std::string out;
+  if (!seen.empty()) {
+    size_t cw = std::string_view("cost").size();
+    for (const auto& k : seen) cw = std::max(cw, k.size() - std::strlen(kPerOp));
+    out += "per-op costs, median over the repetitions of each side:\n";
+    out += fmt::format("  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>8}\n", "configuration", w, "cost", cw,
+                       "base", "new", "new/base");
+    for (const Row& r : c.rows) {
+      for (const auto& k : seen) {
+        const nlohmann::json &b = r.base.costs[k], &n = r.fresh.costs[k];
+        if (!b.is_number() && !n.is_number()) continue;
+        const bool ratio = b.is_number() && n.is_number() && b.get<double>() > 0;
+        out +=
+            fmt::format("  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>8}\n", r.label, w,
+                        k.substr(0, k.size() - std::strlen(kPerOp)), cw, cost_text(b), cost_text(n),
+                        ratio ? fmt::format("{:.3f}", n.get<double>() / b.get<double>()) : "n/a");
+      }
+    }
+  }
+  std::vector<std::string> unseen;
+  for (const auto& k : all) {
+    if (seen.count(k) == 0) unseen.push_back(k);
+  }
+  if (!unseen.empty()) {
+    out += fmt::format("per-op costs not observed on either side: {}\n", fmt::join(unseen, ", "));
+  }
+  return out;
+}
+
+// "flush; flush_auto, flush_instruction (derived from flush)"
+std::string ignored_text(const Comparison& c) {
+  std::vector<std::string> asked;
+  std::map<std::string, std::vector<std::string>> derived;
+  for (const auto& k : c.ignored) {
+    const auto it = kDerivedKeys.find(k);
+    if (it != kDerivedKeys.end() && c.ignored.count(it->second) != 0) {
+      derived[it->second].push_back(k);
+    } else {
+      asked.push_back(k);
+    }
+  }
+  std::string out = fmt::format("{}", fmt::join(asked, ", "));
+  for (const auto& [chosen, ks] : derived) {
+    out += fmt::format("; {} (derived from {})", fmt::join(ks, ", "), chosen);
+  }
+  return out;
 }
 
 }  // namespace
@@ -197,9 +269,14 @@ RecordFile read_record_file(const std::string& path) {
 }
 
 Comparison compare(const RecordFile& base, const RecordFile& fresh, double alpha,
-                   const std::set<std::string>& ignore) {
+                   const std::set<std::string>& ignore_asked) {
   Comparison c;
   c.alpha = alpha;
+  c.ignored = ignore_asked;
+  for (const auto& [derived, chosen] : kDerivedKeys) {
+    if (ignore_asked.count(chosen) != 0) c.ignored.insert(derived);
+  }
+  const std::set<std::string>& ignore = c.ignored;
   const std::set<std::string> kb = config_keys(base, ignore), kn = config_keys(fresh, ignore);
   std::set<std::string> common;
   for (const auto& k : kb) {
@@ -269,6 +346,27 @@ std::vector<const Row*> regressions(const Comparison& c, double pct) {
   return out;
 }
 
+std::string nothing_compared(const Comparison& c) {
+  const auto list = [](const std::vector<std::string>& ls) {
+    return ls.empty() ? std::string("none") : fmt::format("{}", fmt::join(ls, "; "));
+  };
+  if (c.rows.empty()) {
+    return fmt::format(
+        "no configuration is in both files (only in BASE: {}; only in NEW: {}); expected files "
+        "with configurations in common (--ignore KEY matches across a key that differs)",
+        list(c.only_base), list(c.only_new));
+  }
+  for (const Row& r : c.rows) {
+    if (r.verdict != Verdict::kTooFew) return "";
+  }
+  const Row& r = c.rows.front();
+  return fmt::format(
+      "every configuration in both files has too few repetitions to be significantly slower at "
+      "alpha {} ({} vs {} repetitions reach p = {:.3g} at best); expected at least 4 per side "
+      "(run with --repeat 4 or more)",
+      c.alpha, r.base.ops_per_sec.size(), r.fresh.ops_per_sec.size(), r.min_p);
+}
+
 nlohmann::json to_json(const Comparison& c, const RecordFile& base, const RecordFile& fresh) {
   const auto file = [](const RecordFile& f) {
     return nlohmann::json{
@@ -304,7 +402,8 @@ nlohmann::json to_json(const Comparison& c, const RecordFile& base, const Record
           {"only_in_base", c.only_base},
           {"only_in_new", c.only_new},
           {"config_keys_only_in_base", c.keys_only_base},
-          {"config_keys_only_in_new", c.keys_only_new}};
+          {"config_keys_only_in_new", c.keys_only_new},
+          {"ignored_keys", c.ignored}};
 }
 
 std::string to_text(const Comparison& c, const RecordFile& base, const RecordFile& fresh) {
@@ -314,13 +413,21 @@ std::string to_text(const Comparison& c, const RecordFile& base, const RecordFil
       base.path, base.runs.size(), fresh.path, fresh.runs.size(), c.alpha);
   size_t w = std::string_view("configuration").size();
   for (const Row& r : c.rows) w = std::max(w, r.label.size());
-  out += fmt::format("{:<{}}  {:>10} {:>3}  {:>10} {:>3}  {:>8}  {:>8}  {}\n", "configuration", w,
-                     "base ops/s", "n", "new ops/s", "n", "new/base", "p", "verdict");
+  std::vector<double> base_medians, new_medians;
+  for (const Row& r : c.rows) {
+    base_medians.push_back(r.base.median);
+    new_medians.push_back(r.fresh.median);
+  }
+  const auto [bu, bu_name] = ops_unit(base_medians);
+  const auto [nu, nu_name] = ops_unit(new_medians);
+  out += fmt::format("{:<{}}  {:>11} {:>3}  {:>11} {:>3}  {:>8}  {:>8}  {}\n", "configuration", w,
+                     fmt::format("base {}", bu_name), "n", fmt::format("new {}", nu_name), "n",
+                     "new/base", "p", "verdict");
   for (const Row& r : c.rows) {
     out += fmt::format(
-        "{:<{}}  {:>10} {:>3}  {:>10} {:>3}  {:>8}  {:>8}  {}\n", r.label, w, human(r.base.median),
-        r.base.ops_per_sec.size(), human(r.fresh.median), r.fresh.ops_per_sec.size(),
-        std::isnan(r.ratio) ? "n/a" : fmt::format("{:.3f}", r.ratio),
+        "{:<{}}  {:>11} {:>3}  {:>11} {:>3}  {:>8}  {:>8}  {}\n", r.label, w,
+        in_unit(r.base.median, bu), r.base.ops_per_sec.size(), in_unit(r.fresh.median, nu),
+        r.fresh.ops_per_sec.size(), std::isnan(r.ratio) ? "n/a" : fmt::format("{:.3f}", r.ratio),
         std::isnan(r.test.p) ? "n/a" : fmt::format("{:.3g}", r.test.p), verdict_name(r.verdict));
   }
   // One note per pair of sample sizes that cannot reach alpha.
@@ -334,16 +441,7 @@ std::string to_text(const Comparison& c, const RecordFile& base, const RecordFil
     out += fmt::format("note: {} configuration{}: {}\n", seen.first, seen.first == 1 ? "" : "s",
                        too_few_note(*seen.second, c.alpha));
   }
-  if (!c.rows.empty()) out += "per-op costs, median (base -> new):\n";
-  for (const Row& r : c.rows) {
-    std::string costs;
-    for (const auto& [k, v] : r.base.costs.items()) {
-      costs += fmt::format("{}{} {} -> {}", costs.empty() ? "" : ", ",
-                           k.substr(0, k.size() - std::strlen(kPerOp)), cost_text(v),
-                           cost_text(r.fresh.costs[k]));
-    }
-    out += fmt::format("  {}: {}\n", r.label, costs.empty() ? "none recorded" : costs);
-  }
+  out += costs_text(c, w);
   for (const auto& l : c.only_base) out += fmt::format("only in BASE (not compared): {}\n", l);
   for (const auto& l : c.only_new) out += fmt::format("only in NEW (not compared): {}\n", l);
   const auto keys = [](const std::vector<std::string>& ks) {
@@ -355,6 +453,7 @@ std::string to_text(const Comparison& c, const RecordFile& base, const RecordFil
   if (!c.keys_only_new.empty()) {
     out += fmt::format("config keys only in NEW, not used to match: {}\n", keys(c.keys_only_new));
   }
+  if (!c.ignored.empty()) out += fmt::format("ignored config keys: {}\n", ignored_text(c));
   return out;
 }
 

@@ -4,8 +4,11 @@
 // A configuration is a run record's `config` without the keys that tell
 // repetitions, outputs or seeds apart (kNotIdentity, plus any --ignore), and
 // without keys that only one of the two files has (older or newer record
-// versions; they are listed). Warm-up, aggregate and skipped records are not
-// repetitions and are left out. Per configuration found in both files: the
+// versions; they are listed). Ignoring a key also ignores the keys pmemids
+// derives from it (kDerivedKeys: --ignore flush ignores flush_auto and
+// flush_instruction), and a key pmemids grows while running (kGrownKeys:
+// ops_per_thread under micro --min-time) is matched on the value asked. Warm-up, aggregate and
+// skipped records are not repetitions and are left out. Per configuration found in both files: the
 // median ops_per_sec of each side, new / base, the two-sided Mann-Whitney U
 // p-value of NEW's repetitions against BASE's, a verdict at `alpha` (faster or
 // slower when p < alpha, else same; "too few repetitions" when the sample
@@ -15,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -27,6 +31,10 @@ namespace pmemids {
 
 // Config keys that are never part of a configuration's identity.
 extern const std::set<std::string> kNotIdentity;
+// Config keys pmemids derives from a key the user chose: derived -> chosen.
+extern const std::map<std::string, std::string> kDerivedKeys;
+// Config keys pmemids grows while running, with the key that records the value asked.
+extern const std::map<std::string, std::string> kGrownKeys;
 
 struct RunRecord {
   size_t line;
@@ -70,6 +78,7 @@ struct Comparison {
   std::vector<std::string> only_new;
   std::vector<std::string> keys_only_base;  // config keys left out of the identity
   std::vector<std::string> keys_only_new;
+  std::set<std::string> ignored;  // --ignore keys and the keys derived from them
 };
 
 Comparison compare(const RecordFile& base, const RecordFile& fresh, double alpha,
@@ -77,6 +86,11 @@ Comparison compare(const RecordFile& base, const RecordFile& fresh, double alpha
 
 // Rows slower by more than `pct` percent (ratio < 1 - pct / 100) with verdict slower.
 std::vector<const Row*> regressions(const Comparison& c, double pct);
+
+// Why a regression gate over `c` could not fail whatever the numbers (no shared
+// configuration, or none with enough repetitions to reach alpha); empty when
+// at least one configuration can reach a verdict.
+std::string nothing_compared(const Comparison& c);
 
 nlohmann::json to_json(const Comparison& c, const RecordFile& base, const RecordFile& fresh);
 std::string to_text(const Comparison& c, const RecordFile& base, const RecordFile& fresh);

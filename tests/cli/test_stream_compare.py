@@ -261,3 +261,66 @@ def test_compare_refuses_files_that_are_not_results(pmemids, tmp_path):
     bad.write_text('{"config": {"ds": "x"}}\n')
     expect_usage_error(pmemids("compare", bad, good), "bad.jsonl:1: not a pmemids result record")
     expect_usage_error(pmemids("compare", good, tmp_path / "none.jsonl"), "none.jsonl")
+
+
+def flush_records(ds: str, flush: str, ops: list[float], seed0: int = 0) -> list[dict]:
+    """Run records of one configuration run with --flush FLUSH (flush_instruction and
+    flush_auto follow from it)."""
+    recs = [run_record(ds, x, i, seed0 + i) for i, x in enumerate(ops)]
+    for r in recs:
+        r["config"].update(flush=flush, flush_instruction=flush, flush_auto=False)
+    return recs
+
+
+def test_a_regression_gate_that_compared_nothing_is_a_usage_error(pmemids, tmp_path):
+    base = write_records(tmp_path / "base.jsonl", [run_record("hashtable", 100 + i, i, i) for i in range(5)])
+    new = write_records(tmp_path / "new.jsonl", [run_record("btree", 100 + i, i, i) for i in range(5)])
+    r = pmemids("compare", base, new, "--fail-on-regression", "5")
+    assert r.returncode == 2, r.describe()
+    assert "no configuration is in both files" in r.stderr, r.stderr
+    assert "only in BASE: hashtable" in r.stderr and "only in NEW: btree" in r.stderr, r.stderr
+    # Shared configurations whose repetitions cannot reach alpha compare nothing either.
+    one = write_records(tmp_path / "one.jsonl", [run_record("hashtable", 100, 0, 0)])
+    r = pmemids("compare", one, one, "--fail-on-regression", "5")
+    assert r.returncode == 2, r.describe()
+    assert "too few repetitions" in r.stderr and "--repeat 4" in r.stderr, r.stderr
+    # Without the gate, the same comparison is a listing (exit 0).
+    assert pmemids("compare", base, new).returncode == 0
+
+
+def test_ignoring_a_key_ignores_the_keys_derived_from_it(pmemids, tmp_path):
+    base = write_records(tmp_path / "base.jsonl", flush_records("hashtable", "clwb", [100, 101, 102, 103]))
+    new = write_records(tmp_path / "new.jsonl", flush_records("hashtable", "clflushopt", [90, 91, 92, 93], 10))
+    r = pmemids("compare", base, new, "--ignore", "flush", "--json")
+    assert r.returncode == 0, r.describe()
+    j = json.loads(r.stdout)
+    assert len(j["configurations"]) == 1 and not j["only_in_base"], j
+    assert set(j["ignored_keys"]) == {"flush", "flush_auto", "flush_instruction"}, j
+    text = pmemids("compare", base, new, "--ignore", "flush").stdout
+    assert "flush_auto, flush_instruction (derived from flush)" in text, text
+
+
+def test_per_op_costs_are_a_table_without_unobserved_metrics(pmemids, tmp_path):
+    base = write_records(tmp_path / "base.jsonl", [run_record("hashtable", 100 + i, i, i) for i in range(4)])
+    new = write_records(tmp_path / "new.jsonl", [run_record("hashtable", 90 + i, i, 10 + i) for i in range(4)])
+    out = pmemids("compare", base, new).stdout
+    assert "n/a -> n/a" not in out and "->" not in out, out
+    lines = out.splitlines()
+    head = next(i for i, l in enumerate(lines) if l.startswith("per-op costs"))
+    assert lines[head + 1].split() == ["configuration", "cost", "base", "new", "new/base"], out
+    # persists_per_op is 0 on both sides: no ratio.
+    [row] = [l for l in lines[head + 2:] if " persists " in l]
+    assert row.strip().startswith("hashtable dram w") and row.split()[-3:] == ["0", "0", "n/a"], row
+    assert "not observed on either side: flushed_lines_per_op" in out, out
+
+
+def test_one_unit_per_throughput_column(pmemids, tmp_path):
+    base = write_records(tmp_path / "base.jsonl", [run_record("hashtable", 4.21e6, 0, 0),
+                                                  run_record("btree", 983200, 0, 0)])
+    out = pmemids("compare", base, base).stdout
+    header = next(l for l in out.splitlines() if l.startswith("configuration"))
+    assert "base Mops/s" in header and "new Mops/s" in header, header
+    table = out.split("per-op costs")[0].splitlines()
+    rows = {l.split()[0]: l.split() for l in table if l.startswith(("hashtable", "btree"))}
+    assert rows["hashtable"][3] == "4.210" and rows["btree"][3] == "0.983", rows
+    assert "K" not in " ".join(rows["btree"][3:6]), rows

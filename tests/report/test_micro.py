@@ -17,7 +17,7 @@ from pmemids_report.load import ReportError, read_records
 
 # The figures micro.jsonl (make_micro.sh) supports.
 EXPECTED = {
-    "micro_persist_size_threads-1", "micro_persist_line_threads-1", "micro_persist_threads_pattern-rand",
+    "micro_persist_size_threads-1", "micro_persist_threads_pattern-rand",
     "micro_store_size", "micro_copy_size_movnt_threshold-128", "micro_copy_size_movnt_threshold-256",
     "micro_copy_movnt", "micro_bandwidth_io_threads-1", "micro_bandwidth_io_threads-2",
     "micro_bandwidth_store_pstore", "micro_latency_hit", "micro_rmw_io", "micro_txlog_size",
