@@ -11,6 +11,8 @@
 // process can still be stopped, at the price of its files.
 #pragma once
 
+#include <chrono>
+
 #include "errors.h"
 
 namespace pmemids {
@@ -27,5 +29,9 @@ class Interrupted : public Error {
 
 // Throws Interrupted when a stop was requested.
 void throw_if_stopped();
+
+// How often a thread that waits (the run's coordinator, a throttled worker,
+// crash waiting for a check or a workload process) looks for a stop.
+inline constexpr std::chrono::milliseconds kStopPoll{50};
 
 }  // namespace pmemids
