@@ -194,3 +194,14 @@ def test_crash_every_point_stops_within_seconds(binary, pool_dir, out_path, args
     assert list(pool_dir.iterdir()) == [], "crash left its work directory"
     nothing_left(pool_dir)
     assert read_records(out_path) == []
+
+
+def test_throttled_run_stops_while_it_waits(binary, pool_dir, out_path):
+    p, lines = start(binary, "run", "--ds", "btree", "--mode", "pmem-persist", "--target", "1e-9",
+                     "--duration", "3600", "-p", "recordcount=100", "-p", "operationcount=50",
+                     "--pool-dir", str(pool_dir), "--out", str(out_path))
+    wait_for(lines, "generating", p)
+    time.sleep(1)  # waiting for the second operation, due in 31 years
+    assert stops_within(p, signal.SIGTERM, lines) == 143, "".join(lines)
+    assert list(pool_dir.iterdir()) == []
+    assert read_records(out_path) == []
