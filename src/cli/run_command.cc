@@ -143,6 +143,26 @@ void check_thread_options(const RunOptions& o, const ClientSettings& c, ThreadMo
   }
 }
 
+// The longest a throttled timed phase may be planned to last: longer, and a
+// run is refused (--duration bounds it instead).
+constexpr double kMaxPacedSeconds = 86400;
+
+// A target (--target, target=) so low that the operations cannot be done
+// within kMaxPacedSeconds is refused, unless --duration ends the phase.
+void check_target(const ClientSettings& c, const WorkloadSpec& spec, ThreadMode tm,
+                  double duration) {
+  if (c.target <= 0 || duration > 0) return;
+  // Parallel workers each run the whole operationcount; the others share it.
+  const double ops =
+      static_cast<double>(spec.operationcount) * (tm == ThreadMode::kParallel ? c.threads : 1);
+  const double seconds = ops / c.target;
+  if (seconds <= kMaxPacedSeconds) return;
+  throw UsageError(fmt::format(
+      "--target {} ops/s paces {} operations over {:.3g} s; accepted: a target that finishes "
+      "them within {} s (at least {:.3g} ops/s), or --duration to bound the timed phase",
+      c.target, ops, seconds, kMaxPacedSeconds, ops / kMaxPacedSeconds));
+}
+
 // What the streams hold that the workload's properties did not say: scans from a
 // trace (refused for structures that cannot scan) and key draws folded after
 // bounded redraws (warned: the distribution is not YCSB's there).
@@ -294,6 +314,7 @@ void run(const RunOptions& o) {
   for (const auto& [e, m] : pairs) modes.push_back(m);
   const ThreadMode tm = parse_thread_mode(client.thread_mode);
   check_thread_options(o, client, tm, modes);
+  check_target(client, spec, tm, o.duration);
   for (const auto& [e, m] : pairs) check_thread_mode(*e, tm);
   if (o.min_time > 0 && !spec.tracefile.empty()) {
     throw UsageError(fmt::format(
