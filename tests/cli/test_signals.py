@@ -205,3 +205,13 @@ def test_throttled_run_stops_while_it_waits(binary, pool_dir, out_path):
     assert stops_within(p, signal.SIGTERM, lines) == 143, "".join(lines)
     assert list(pool_dir.iterdir()) == []
     assert read_records(out_path) == []
+
+
+def test_run_stops_while_it_generates_its_stream(binary, pool_dir, out_path):
+    p, lines = start(binary, "run", "--ds", "hashtable", "--mode", "dram", "-p", "recordcount=1000000",
+                     "-p", "operationcount=200000000", "--pool-dir", str(pool_dir),
+                     "--out", str(out_path))
+    wait_for(lines, "generating", p)
+    time.sleep(0.3)
+    assert stops_within(p, signal.SIGTERM, lines) == 143, "".join(lines)
+    assert read_records(out_path) == []
