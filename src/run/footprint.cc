@@ -16,16 +16,37 @@ namespace {
 
 constexpr uint64_t kValuePayloads = 1024;  // ValuePool's distinct values per stream
 
-// Record ids a run inserts: the load, plus the expected inserts of the stream.
+// Record ids (set: keys) a run may hold: the load plus the expected inserts
+// (pushes) of the stream; a set's whole key range.
 long double records_max(const WorkloadSpec& spec) {
-  return static_cast<long double>(spec.recordcount) +
-         std::ceil(static_cast<long double>(spec.operationcount) * spec.insertproportion);
+  const auto ops = static_cast<long double>(spec.operationcount);
+  switch (spec.op_set()) {
+    case OpSet::kSet:
+      return static_cast<long double>(spec.keyrange);
+    case OpSet::kQueue:
+    case OpSet::kStack:
+      return static_cast<long double>(spec.recordcount) +
+             std::ceil(ops * (spec.pushpoppairs ? 0.5L : spec.pushproportion));
+    case OpSet::kKv:
+    case OpSet::kOrderedKv:
+      break;
+  }
+  return static_cast<long double>(spec.recordcount) + std::ceil(ops * spec.insertproportion);
 }
 
+// A stream's load keys, operations, value payloads and sampled positions; a
+// set's fill is drawn with a bitmap of its key range (workload/stream.h).
 long double stream_bytes(const WorkloadSpec& spec, double latency_sample) {
-  return static_cast<long double>(spec.recordcount) * sizeof(uint64_t) +
+  const bool set = spec.op_set() == OpSet::kSet;
+  const long double load_keys = set ? static_cast<long double>(spec.keyrange / 2)
+                                    : static_cast<long double>(spec.recordcount);
+  const long double payloads = spec.op_set() == OpSet::kKv || spec.op_set() == OpSet::kOrderedKv ||
+                                       spec.op_set() == OpSet::kQueue
+                                   ? static_cast<long double>(kValuePayloads) * spec.fieldlength
+                                   : 1.0L;
+  return load_keys * sizeof(uint64_t) + (set ? static_cast<long double>(spec.keyrange) / 8 : 0) +
          static_cast<long double>(spec.operationcount) * (sizeof(Op) + 8.0L * latency_sample) +
-         static_cast<long double>(kValuePayloads) * spec.fieldlength;
+         payloads;
 }
 
 DsOptions options(const WorkloadSpec& spec, double load_factor, uint32_t node_keys,
@@ -36,13 +57,21 @@ DsOptions options(const WorkloadSpec& spec, double load_factor, uint32_t node_ke
                    .load_factor = load_factor,
                    .seed = spec.seed,
                    .max_height = max_height,
-                   .node_keys = node_keys};
+                   .node_keys = node_keys,
+                   .keyrange = spec.keyrange,
+                   .queueslots = spec.queueslots,
+                   .slotsize = spec.slotsize};
 }
 
 std::string inputs_of(const WorkloadSpec& spec) {
-  std::string s = fmt::format("recordcount={}, operationcount={}, fieldlength={}", spec.recordcount,
-                              spec.operationcount, spec.fieldlength);
-  if (spec.insertproportion > 0) s += fmt::format(", insertproportion={}", spec.insertproportion);
+  std::string s =
+      spec.op_set() == OpSet::kSet
+          ? fmt::format("keyrange={}, operationcount={}", spec.keyrange, spec.operationcount)
+          : fmt::format("recordcount={}, operationcount={}, fieldlength={}", spec.recordcount,
+                        spec.operationcount, spec.fieldlength);
+  if (spec.insertproportion > 0 && spec.op_set() != OpSet::kSet) {
+    s += fmt::format(", insertproportion={}", spec.insertproportion);
+  }
   return s;
 }
 

@@ -14,6 +14,7 @@
 
 #include "errors.h"
 #include "util/file_checks.h"
+#include "util/stop_signals.h"
 
 namespace pmemids {
 namespace {
@@ -229,6 +230,7 @@ Stream stream_from_trace(const WorkloadSpec& spec, const Trace& trace, int threa
   for (const TraceOp& t : trace.ops) {
     if (thread >= 0 && t.thread != thread) continue;
     const uint64_t i = st.ops.size();
+    throw_if_stopped_at(i);
     const bool writes = t.type == OpType::kInsert || t.type == OpType::kUpdate ||
                         t.type == OpType::kReadModifyWrite;
     st.ops.push_back(Op{.key = t.key,
