@@ -215,3 +215,18 @@ def test_run_stops_while_it_generates_its_stream(binary, pool_dir, out_path):
     time.sleep(0.3)
     assert stops_within(p, signal.SIGTERM, lines) == 143, "".join(lines)
     assert read_records(out_path) == []
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_reproduce_passes_the_signal_to_its_sweep(binary, tmp_path, pool_dir, sig, code):
+    out = tmp_path / "r"
+    p, lines = start(binary, "reproduce", "003-flush", "--scale", "quick", "--no-report",
+                     "--out", str(out), "--pool-dir", str(pool_dir))
+    end = time.monotonic() + TIMEOUT_S  # the sweep is running a configuration
+    while not any(pool_dir.glob("sweep-*")) and time.monotonic() < end and p.poll() is None:
+        time.sleep(0.02)
+    assert p.poll() is None and any(pool_dir.glob("sweep-*")), "".join(lines)
+    assert stops_within(p, sig, lines) == code, "".join(lines)
+    nothing_left(pool_dir)
+    assert list(pool_dir.iterdir()) == [], "the sweep's pool directory was left"
+    assert "Traceback" not in "".join(lines)
