@@ -13,9 +13,14 @@ invocation runs only what is missing), then the checks over those records; the
 verdict is printed and appended to DIR/S/verdicts.jsonl. At the end the report of
 DIR/S (figures and the reproduction page) is written to DIR/S/report/.
 
+Signals: each `pmemids sweep` runs in a process group of its own; SIGINT and SIGTERM
+to this process are passed to that group, and this process waits for the sweep, which
+stops its run, removes the run's pool directory and records nothing for it (exactly
+the sweep's own handling), then exits 130 (SIGINT) or 143 (SIGTERM).
+
 Exit codes: 0 every asked claim got a verdict (whatever it is); 2 bad arguments, a claim
 file that does not validate (--check: any), or a sweep that refuses its file; 1 a
-runtime failure (the binary or a sweep could not run); 130 interrupted.
+runtime failure (the binary or a sweep could not run); 130 or 143 interrupted.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import json
 import math
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -48,7 +54,9 @@ class UsageError(Exception):
 
 
 class Interrupted(Exception):
-    pass
+    def __init__(self, sig: int = signal.SIGINT):
+        super().__init__(signal.Signals(sig).name)
+        self.sig = int(sig)
 
 
 def claims_dir() -> Path:
@@ -290,16 +298,48 @@ class Runner:
                 cmd += ["--pool-dir", self.pool_dir]
             print(f"{PROG}: {claim.id}: pmemids sweep {s.written} --scale {self.scale} --out {out} "
                   + " ".join(s.only_args()), file=sys.stderr, flush=True)
-            try:
-                code = subprocess.call(cmd, stdout=sys.stderr)
-            except OSError as e:
-                raise RuntimeError(f"cannot run {self.bin}: {e}") from e
-            if code == 130 or code < 0:
-                raise Interrupted()
+            code = run_in_own_group(cmd, self.bin)
+            if code in (130, 143) or code < 0:
+                raise Interrupted(code - 128 if code > 0 else -code)
             if code == 2:
                 raise UsageError(f"{claim.path}: pmemids sweep {s.written} refused its file (exit 2)")
             self.done.add(key)  # 0, or 1: some configurations failed; they are recorded as such
         return files
+
+
+def run_in_own_group(cmd: list[str], bin_path: str) -> int:
+    """Runs cmd in a process group of its own, its stdout to our stderr; SIGINT and SIGTERM
+    arriving meanwhile are passed to that group (the sweep then stops its run, removes its
+    pool directory and exits 128 + the signal), and we wait for it. Its exit code (negative:
+    killed by that signal); a signal that came while nothing could receive it is raised as
+    Interrupted once the child is done."""
+    got: list[int] = []
+    proc: subprocess.Popen | None = None
+
+    def forward(sig, _frame):
+        got.append(sig)
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    before = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        try:
+            proc = subprocess.Popen(cmd, stdout=sys.stderr, stdin=subprocess.DEVNULL,
+                                    process_group=0)
+        except OSError as e:
+            raise RuntimeError(f"cannot run {bin_path}: {e}") from e
+        if got:  # arrived while it was being started
+            os.killpg(proc.pid, got[0])
+        code = proc.wait()
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    if got and code not in (130, 143) and code >= 0:
+        raise Interrupted(got[0])
+    return code
 
 
 def evaluate_claim(claim: Claim, scale: str, files: list[Path]) -> dict:
@@ -331,9 +371,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ClaimError, UsageError, load.ReportError, EvaluationError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    except Interrupted:
-        print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+    except Interrupted as e:
+        print(f"{PROG}: interrupted ({e}); run the same command again to resume", file=sys.stderr)
+        return 128 + e.sig
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)
         return 130
