@@ -244,7 +244,7 @@ void crash(const CrashCliOptions& o) {
   if (o.threads > 1 && o.model != "power") {
     throw UsageError("--threads > 1 needs --model power (the process model kills one process)");
   }
-  if (!o.out.empty()) check_output_path(o.out, "--out");
+  if (!o.out.empty()) check_results_output(o.out, "--out");
 
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);

@@ -345,7 +345,7 @@ void run(const RunOptions& o) {
                                               .threads = client.threads});
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
   const std::string out = o.out.empty() ? default_out() : o.out;
-  check_output_path(out, "--out");
+  check_results_output(out, "--out");
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;

@@ -134,7 +134,7 @@ void sweep_main(const SweepOptions& o) {
         "--out -: a sweep appends to a file it can resume from; give a file name (pmemids run "
         "--out - writes records to stdout)");
   }
-  check_output_path(out, "--out");
+  check_results_output(out, "--out");
   std::error_code ec;
   if (!o.pool_dir.empty() && !fs::is_directory(o.pool_dir, ec)) {
     throw UsageError(fmt::format("--pool-dir '{}': not an existing directory", o.pool_dir));

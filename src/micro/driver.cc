@@ -275,7 +275,7 @@ void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
 
   const nlohmann::json context = micro_context(pool_dir, probe, base);
   const std::string out = o.out.empty() ? default_out() : o.out;
-  check_output_path(out, "--out");
+  check_results_output(out, "--out");
   install_stop_signals();
   if (!child) print_table_header(stdout);
 
