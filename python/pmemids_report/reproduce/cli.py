@@ -13,14 +13,19 @@ invocation runs only what is missing), then the checks over those records; the
 verdict is printed and appended to DIR/S/verdicts.jsonl. At the end the report of
 DIR/S (figures and the reproduction page) is written to DIR/S/report/.
 
+Before a sweep runs, --out must be a directory or creatable (not a file, not on a
+read-only file system), and each file records are appended to (the sweeps' outputs,
+verdicts.jsonl) absent, empty or a pmemids result file (outputs.py).
+
 Signals: each `pmemids sweep` runs in a process group of its own; SIGINT and SIGTERM
 to this process are passed to that group, and this process waits for the sweep, which
 stops its run, removes the run's pool directory and records nothing for it (exactly
 the sweep's own handling), then exits 130 (SIGINT) or 143 (SIGTERM).
 
 Exit codes: 0 every asked claim got a verdict (whatever it is); 2 bad arguments, a claim
-file that does not validate (--check: any), or a sweep that refuses its file; 1 a
-runtime failure (the binary or a sweep could not run); 130 or 143 interrupted.
+file that does not validate (--check: any), an unusable --out, or a sweep that refuses
+its file; 1 a runtime failure (the binary or a sweep could not run); 130 or 143
+interrupted.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-from .. import load
+from .. import load, outputs
 from ..stats import DEFAULTS
 from . import claims as claims_mod
 from . import rows as rows_mod
@@ -342,6 +347,15 @@ def run_in_own_group(cmd: list[str], bin_path: str) -> int:
     return code
 
 
+def check_outputs(out: Path, files: list[Path]) -> None:
+    """--out DIR/<scale> usable and every file records go to appendable (outputs.py), before
+    anything runs."""
+    outputs.check_dir("--out", out.parent)
+    outputs.check_dir("--out", out)
+    for f in files:
+        outputs.check_results_file("--out", f)
+
+
 def evaluate_claim(claim: Claim, scale: str, files: list[Path]) -> dict:
     present = [str(f) for f in files if Path(f).exists() and Path(f).stat().st_size > 0]
     records = load.read_records(present) if present else []
@@ -377,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)
         return 130
-    except RuntimeError as e:
+    except (RuntimeError, OSError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 1
 
@@ -390,12 +404,17 @@ def _scale_reason(claim: Claim, scale: str) -> str | None:
 
 def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int:
     out = args.out / args.scale
+    runner = Runner(bin_path, out, args.scale, args.pool_dir)
     sources = None
     if args.sources:
         sources = [str(p) for p in load.expand_inputs(args.sources)]
     else:
-        out.mkdir(parents=True, exist_ok=True)
-    runner = Runner(bin_path, out, args.scale, args.pool_dir)
+        check_outputs(out, [out / "verdicts.jsonl"] +
+                      [runner.output(s.file) for c in chosen for s in c.sweeps])
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"--out {args.out}: cannot create '{out}': {e.strerror}") from e
     verdicts = []
     for claim in chosen:
         t0 = time.monotonic()
