@@ -10,6 +10,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "compare/compare.h"
 #include "errors.h"
 
@@ -65,7 +66,8 @@ void add_compare_command(CLI::App& app) {
                   "Exit 3 when a configuration is significantly slower by more than PCT percent")
       ->check(CLI::Range(0.0, 100.0));
   sub->add_option("--ignore", o->ignore,
-                  "Config key to leave out when matching configurations (repeatable)");
+                  "Config key to leave out when matching configurations (repeatable)")
+      ->check(non_empty());
   sub->callback([o] { compare_files(*o); });
 }
 

@@ -7,6 +7,7 @@
 
 #include "backend/pool.h"
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "doctor/probes.h"
 #include "errors.h"
 
@@ -38,7 +39,8 @@ void add_doctor_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "doctor", "What this machine can and cannot show: PMEM, domain, flushes, NUMA, counters");
   sub->add_option("--pool-dir", o->pool_dir,
-                  "Pool directory to examine (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids)");
+                  "Pool directory to examine (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids)")
+      ->check(non_empty());
   sub->add_flag("--json", o->json, "Print one JSON object (keyed by finding) instead of text");
   sub->callback([o] { run_doctor_command(*o); });
 }

@@ -219,12 +219,14 @@ void add_sweep_command(CLI::App& app) {
                   "K/N: run only shard K (0..N-1) of N, e.g. one per machine; configurations are "
                   "dealt to shards in config_id order (default out "
                   "results/<file stem>[-<scale>]-shard<K>of<N>.jsonl)")
+      ->check(non_empty())
       ->type_name("K/N")
       ->default_str("the whole sweep");
   sub->add_option("--only", o->only,
                   "KEY=V[,V...]: run only configurations whose KEY (option or property) is one "
                   "of the values (repeatable; all must match)")
       ->allow_extra_args(false)
+      ->check(non_empty())
       ->type_name("KEY=V,...")
       ->default_str("every configuration");
   sub->add_flag("--dry-run", o->dry_run,

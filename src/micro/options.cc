@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/validators.h"
 #include "errors.h"
 
 namespace pmemids::micro {
@@ -68,7 +69,8 @@ void add_micro_options(CLI::App* sub, MicroOptions& o, const BenchSpec* b) {
       sub->add_option("--region", o.region,
                       "Bytes of memory per thread (one region for all with --region-sharing "
                       "shared; latency: in all, split between threads); suffixes K, M, G")
-          ->default_str(size_text(d.region));
+          ->default_str(size_text(d.region))
+          ->check(non_empty());
     }
     if (d.duration > 0) {
       sub->add_option("--duration", o.duration, "Seconds of the timed phase")
@@ -95,10 +97,12 @@ void add_micro_options(CLI::App* sub, MicroOptions& o, const BenchSpec* b) {
   sub->add_option("--seed", o.seed, "Seed of the random orders (thread t, repetition r: see docs)")
       ->capture_default_str();
   sub->add_option("--out", o.out,
-                  "JSON-lines file to append to (default results/micro-<time>.jsonl)");
+                  "JSON-lines file to append to (default results/micro-<time>.jsonl)")
+      ->check(non_empty());
   sub->add_option("--pool-dir", o.pool_dir,
                   "Directory of the mapped files and pools (default: $PMEMIDS_POOL_DIR, else "
-                  "/dev/shm/pmemids)");
+                  "/dev/shm/pmemids)")
+      ->check(non_empty());
   sub->add_option("--pin", o.pin, "Worker pinning: none, compact, scatter")
       ->check(CLI::IsMember({"none", "compact", "scatter"}))
       ->capture_default_str();
