@@ -19,8 +19,6 @@
 namespace pmemids {
 namespace {
 
-constexpr const char* kOpNames = "read, update, insert, scan, readmodifywrite, delete";
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
@@ -149,12 +147,17 @@ class Parser {
     return v;
   }
 
+  // An operation of the workload's operation set (operationset=, kv by default).
   OpType op_type(std::string_view s) const {
     const std::string name = lower(s);
-    for (int t = 0; t < kOpTypes; ++t) {
-      if (op_name(static_cast<OpType>(t)) == name) return static_cast<OpType>(t);
+    std::string names;
+    for (OpType t : op_types_of(spec_.op_set())) {
+      if (op_name(t) == name) return t;
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", op_name(t));
     }
-    fail(fmt::format("operation '{}'", s), fmt::format("one of {}", kOpNames));
+    fail(fmt::format("operation '{}'", s),
+         fmt::format("one of {} (the {} operation set's; operationset= names the set)", names,
+                     op_set_name(spec_.op_set())));
   }
 
   const WorkloadSpec& spec_;
