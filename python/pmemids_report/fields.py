@@ -98,6 +98,15 @@ CONFIG_KEYS = (
     "counters",
 )
 
+# Config keys whose values pmemids grows while it runs, each with the key that records
+# the value asked: `pmemids micro --min-time` grows ops_per_thread per point, and in an
+# interleaved sweep per repetition (each repetition is its own process). Records
+# differing only in a grown value are one configuration, named by the value asked: the
+# claims' rows (reproduce/rows.py) take it, and the report's figure grouping may reuse
+# this mapping. (What follows from a grown count, chunks_per_region and
+# transactions_per_thread, is in micro.NOT_IDENTITY.)
+GROWN_CONFIG_KEYS = {"ops_per_thread": "ops_per_thread_asked"}
+
 
 # Numbers of a record's context a claim may name after '/' or '-' in a metric
 # (footprint_bytes/llc_bytes: the working set against the LLC size doctor reports).

@@ -25,6 +25,7 @@ import json
 import pandas as pd
 
 from .. import micro, stats
+from ..fields import GROWN_CONFIG_KEYS
 from ..load import Record
 from . import predicate
 
@@ -67,13 +68,14 @@ def _sweep_index(data: dict) -> float:
 
 
 def _micro_row(r: Record) -> dict:
-    """A micro record as a run row: its point's identity in columns (bench included)."""
+    """A micro record as a run row: its point's identity in columns (bench included), with
+    the value asked of what --min-time grows (fields.GROWN_CONFIG_KEYS)."""
     config = r.data["config"]
     identity = {k: json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else v
                 for k, v in config.items() if k not in micro.NOT_IDENTITY}
-    if "ops_per_thread_asked" in config:
-        # --min-time grows each repetition's count on its own: the point is the count asked.
-        identity["ops_per_thread"] = config["ops_per_thread_asked"]
+    for grown, asked in GROWN_CONFIG_KEYS.items():
+        if asked in config:  # grown on its own per repetition: the point is the value asked
+            identity[grown] = config[asked]
     identity.update({k: r.data["context"].get(k) for k in stats.CONTEXT_IDENTITY})
     row = dict(identity)
     row.update(config=identity, config_id=json.dumps(identity, sort_keys=True, default=str),
