@@ -63,7 +63,7 @@ void add_micro_options(CLI::App* sub, MicroOptions& o, const BenchSpec* b) {
                       "A point whose first repetition lasts less than this many seconds runs "
                       "again with --ops-per-thread scaled up (0: never; quick: 0)")
           ->default_str(fmt::format("{}", kMinTime))
-          ->check(CLI::Range(0.0, 3600.0));
+          ->check(finite_range(0.0, 3600.0));
     }
     if (d.region > 0) {
       sub->add_option("--region", o.region,
@@ -75,16 +75,16 @@ void add_micro_options(CLI::App* sub, MicroOptions& o, const BenchSpec* b) {
     if (d.duration > 0) {
       sub->add_option("--duration", o.duration, "Seconds of the timed phase")
           ->default_str(fmt::format("{}", d.duration))
-          ->check(CLI::Range(0.001, 86400.0));
+          ->check(finite_range(0.001, 86400.0));
       sub->add_option("--ramp", o.ramp,
                       "Seconds each worker runs the same loop untimed before the start barrier")
           ->default_str(fmt::format("{}", d.ramp))
-          ->check(CLI::Range(0.0, 3600.0));
+          ->check(finite_range(0.0, 3600.0));
     }
     sub->add_option("--latency-sample", o.latency_sample,
                     "Fraction of operations timed one by one for latency percentiles (0: none)")
         ->default_str(fmt::format("{}", d.latency_sample))
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(finite_range(0.0, 1.0));
   }
   sub->add_flag("--quick", o.quick, "A small grid and short runs (what `micro all --quick` runs)");
   sub->add_option("--repeat", o.repeat,
@@ -95,7 +95,8 @@ void add_micro_options(CLI::App* sub, MicroOptions& o, const BenchSpec* b) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
   sub->add_option("--seed", o.seed, "Seed of the random orders (thread t, repetition r: see docs)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(seed_value());
   sub->add_option("--out", o.out,
                   "JSON-lines file to append to (default results/micro-<time>.jsonl)")
       ->check(non_empty());
