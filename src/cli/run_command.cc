@@ -2,6 +2,8 @@
 // append one record per repetition to a JSON-lines file.
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <libpmemobj.h>
+#include <memkind.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -140,6 +142,23 @@ void check_thread_options(const RunOptions& o, const ClientSettings& c, ThreadMo
       throw UsageError(fmt::format("--lock {} applies to --thread-mode concurrent only", o.lock));
     }
     for (Mode m : modes) find_lock(o.lock, m);
+  }
+}
+
+// --pool-size below the smallest pool a mode of the run creates (libpmemobj's
+// PMEMOBJ_MIN_POOL, memkind's MEMKIND_PMEM_MIN_SIZE for pmem-volatile) is
+// refused rather than silently raised to it.
+void check_pool_size(const std::string& text, uint64_t bytes, const std::vector<Mode>& modes) {
+  for (Mode m : modes) {
+    const uint64_t least = m == Mode::kVolatile ? uint64_t{MEMKIND_PMEM_MIN_SIZE}
+                           : m == Mode::kDram   ? 0
+                                                : uint64_t{PMEMOBJ_MIN_POOL};
+    if (bytes != 0 && bytes < least) {
+      throw UsageError(fmt::format(
+          "--pool-size {} ({} bytes) is below the smallest pool {} creates ({} bytes); accepted: "
+          "--pool-size {}M or more, or leave it out (derived from the workload)",
+          text, bytes, mode_name(m), least, least >> 20));
+    }
   }
 }
 
@@ -344,6 +363,7 @@ void run(const RunOptions& o) {
                                               .mem_node = o.mem_node,
                                               .threads = client.threads});
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
+  check_pool_size(o.pool_size, pool_size, modes);
   const std::string out = o.out.empty() ? default_out() : o.out;
   check_results_output(out, "--out");
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
