@@ -178,6 +178,12 @@ void crash(const CrashCliOptions& o) {
     }
   }
   const uint32_t points = parse_points(o.points);
+  if (o.survive != "none" && o.model != "power") {
+    throw UsageError(fmt::format(
+        "--survive {}: the process model loses nothing from the caches; surviving lines apply "
+        "to --model power only",
+        o.survive));
+  }
   if (o.grain != kCacheLine && (o.survive != "random" || o.model != "power")) {
     throw UsageError(fmt::format(
         "--grain {}: the survival grain applies to --model power --survive random only", o.grain));
