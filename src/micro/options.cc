@@ -107,8 +107,10 @@ void add_micro_options(CLI::App* sub, MicroOptions& o, const BenchSpec* b) {
   sub->add_option("--pin", o.pin, "Worker pinning: none, compact, scatter")
       ->check(CLI::IsMember({"none", "compact", "scatter"}))
       ->capture_default_str();
-  sub->add_option("--cpu-node", o.cpu_node, "Run workers on this NUMA node's CPUs");
-  sub->add_option("--mem-node", o.mem_node, "Place memory (regions, pools) on this NUMA node");
+  sub->add_option("--cpu-node", o.cpu_node, "Run workers on this NUMA node's CPUs")
+      ->check(node_number());
+  sub->add_option("--mem-node", o.mem_node, "Place memory (regions, pools) on this NUMA node")
+      ->check(node_number());
 }
 
 Resolved resolve(const BenchSpec& b, const MicroOptions& o, bool in_all) {
