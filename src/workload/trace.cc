@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "errors.h"
+#include "util/escape.h"
 #include "util/file_checks.h"
 #include "util/stop_signals.h"
 
@@ -115,8 +116,11 @@ class Parser {
   }
 
  private:
+  // `what` quotes the line: its control bytes (a NUL would cut the message)
+  // and invalid UTF-8 are escaped.
   [[noreturn]] void fail(const std::string& what, const std::string& expected) const {
-    throw UsageError(fmt::format("{}:{}: {}; expected {}", trace_.name, lineno_, what, expected));
+    throw UsageError(fmt::format("{}:{}: {}; expected {}", trace_.name, lineno_,
+                                 escape_control(what), expected));
   }
 
   static constexpr const char* kForms = "'thread,op,key[,scan_length]' or 'op,key[,scan_length]'";
