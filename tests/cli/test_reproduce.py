@@ -215,3 +215,14 @@ def test_a_claim_over_min_time_records_is_decided(binary, tmp_path, pool_dir):
     assert m and m.group(1) == "003-flush", p.stdout
     assert "differ in" not in p.stderr
 
+
+def test_a_claim_file_may_start_with_a_byte_order_mark(binary, tmp_path):
+    """As workload files may (it was "Invalid statement (line 1, column 1)")."""
+    d = tmp_path / "claims"
+    d.mkdir()
+    text = (CLAIMS / "003-flush.toml").read_text()
+    text = text.replace('file = "sweeps/', f'file = "{REPO}/sweeps/')
+    (d / "003-flush.toml").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    p = reproduce(binary, "--list", "--claims", d)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("003-flush ")
