@@ -1,6 +1,7 @@
 // `pmemids doctor`: what this machine can and cannot show (doctor/findings.h),
-// as text or, with --json, as one JSON object on stdout. Exit 0; 1 when the
-// pool directory is unusable.
+// as text or, with --json, as one JSON object on stdout. Exit 0; 2 when the
+// pool directory is unusable (missing, not a directory, not writable), as for
+// every command that takes --pool-dir.
 #include <fmt/format.h>
 
 #include <memory>
@@ -29,7 +30,7 @@ void run_doctor_command(const DoctorOptions& o) {
     fmt::print("{}", doctor::to_text(findings));
   }
   std::fflush(stdout);
-  if (!pool_ok) throw RuntimeError(findings.front().value["problem"].get<std::string>());
+  if (!pool_ok) throw UsageError(findings.front().value["problem"].get<std::string>());
 }
 
 }  // namespace
