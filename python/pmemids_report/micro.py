@@ -34,6 +34,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import NullLocator  # noqa: E402
 
+from .fields import asked_config  # noqa: E402
 from .load import Record  # noqa: E402
 from .stats import missing  # noqa: E402
 from .style import LINESTYLES, OTHER_COLORS, fmt_number  # noqa: E402
@@ -138,7 +139,8 @@ def points(records: list[Record]) -> pd.DataFrame:
     for r in records:
         if r.kind != "micro":
             continue
-        config = {k: v for k, v in r.data["config"].items() if k not in NOT_IDENTITY}
+        # A repetition's --min-time growth is not its point: the value asked is.
+        config = {k: v for k, v in asked_config(r.data["config"]).items() if k not in NOT_IDENTITY}
         config["hostname"] = r.data["context"].get("hostname")
         config["pmem"] = r.data["context"].get("pmem")
         key = json.dumps(config, sort_keys=True, default=str)
