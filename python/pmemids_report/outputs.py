@@ -14,6 +14,7 @@ rule `pmemids run/micro/crash/sweep --out` follow (src/util/file_checks.h).
 
 from __future__ import annotations
 
+import argparse
 import errno
 import json
 import os
@@ -21,6 +22,17 @@ import stat
 from pathlib import Path
 
 from .load import ReportError
+
+
+def non_empty(kind):
+    """An argparse type refusing '' (an empty --out would silently mean '.')."""
+    def convert(text: str):
+        if not text:
+            raise argparse.ArgumentTypeError("an empty value; give one (leave the option out for "
+                                             "the default)")
+        return kind(text)
+    convert.__name__ = kind.__name__
+    return convert
 
 
 def _kind(mode: int) -> str:
@@ -80,6 +92,19 @@ def check_dir(option: str, out_dir: Path) -> None:
             raise ReportError(f"{option} {out_dir}", f"is {_kind(st.st_mode)}; accepted: a "
                               "directory (created if missing)")
         _writable(option, out_dir)
+
+
+def check_existing_dir(option: str, path: Path) -> None:
+    """`path` is an existing directory this process can write in (pmemids' --pool-dir)."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise ReportError(f"{option} {path}", "does not exist; accepted: an existing directory "
+                          "(it is not created)") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise ReportError(f"{option} {path}", f"is {_kind(st.st_mode)}; accepted: an existing "
+                          "directory")
+    _writable(option, path)
 
 
 def check_results_file(option: str, path: Path) -> None:

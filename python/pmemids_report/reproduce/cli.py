@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 from .. import load, outputs
+from ..outputs import non_empty
 from ..stats import DEFAULTS
 from . import claims as claims_mod
 from . import rows as rows_mod
@@ -73,17 +74,6 @@ def binary() -> str:
     return os.environ.get("PMEMIDS_BIN") or str(REPO / "build" / "pmemids")
 
 
-def _non_empty(kind):
-    """An argparse type refusing '' (an empty --out would silently mean '.')."""
-    def convert(text: str):
-        if not text:
-            raise argparse.ArgumentTypeError("an empty value; give one (leave the option out for "
-                                             "the default)")
-        return kind(text)
-    convert.__name__ = kind.__name__
-    return convert
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog=PROG, description="Run the seed papers' claims and decide each with a verdict.")
@@ -97,12 +87,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--all", action="store_true", help="every claim")
     p.add_argument("--scale", default="default", choices=SCALES,
                    help="the sweeps' scale: quick (about a minute per claim), default, paper")
-    p.add_argument("--out", type=_non_empty(Path), default=Path("results/reproduce"), metavar="DIR",
+    p.add_argument("--out", type=non_empty(Path), default=Path("results/reproduce"), metavar="DIR",
                    help="records, verdicts and report go to DIR/<scale>/ (default results/reproduce)")
     p.add_argument("--from", dest="sources", action="append", metavar="FILE|DIR",
                    help="evaluate these records (e.g. a directory of merged shards) instead of "
                         "running sweeps; repeatable")
-    p.add_argument("--pool-dir", type=_non_empty(str), metavar="DIR", help="passed to pmemids sweep")
+    p.add_argument("--pool-dir", type=non_empty(str), metavar="DIR", help="passed to pmemids sweep")
     p.add_argument("--claims", type=Path, metavar="DIR", help="claim files (default <repo>/reproduce)")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
     args = p.parse_args(argv)
@@ -422,6 +412,8 @@ def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int
     else:
         check_outputs(out, [out / "verdicts.jsonl"] +
                       [runner.output(s.file) for c in chosen for s in c.sweeps])
+        if args.pool_dir is not None:
+            outputs.check_existing_dir("--pool-dir", Path(args.pool_dir))
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
