@@ -83,27 +83,25 @@ def _writable(option: str, path: Path) -> None:
 
 def check_dir(option: str, out_dir: Path) -> None:
     """`out_dir` is a writable directory, or can be created."""
-    try:
-        st = os.stat(out_dir)
-    except (FileNotFoundError, NotADirectoryError):
-        _creatable(option, out_dir)
-    else:
-        if not stat.S_ISDIR(st.st_mode):
-            raise ReportError(f"{option} {out_dir}", f"is {_kind(st.st_mode)}; accepted: a "
-                              "directory (created if missing)")
-        _writable(option, out_dir)
+    _check_dir(option, out_dir, "a directory (created if missing)", lambda: _creatable(option, out_dir))
 
 
 def check_existing_dir(option: str, path: Path) -> None:
     """`path` is an existing directory this process can write in (pmemids' --pool-dir)."""
+    def missing():
+        raise ReportError(f"{option} {path}", "does not exist; accepted: an existing directory "
+                          "(it is not created)")
+    _check_dir(option, path, "an existing directory", missing)
+
+
+def _check_dir(option: str, path: Path, accepted: str, if_missing) -> None:
     try:
         st = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
-        raise ReportError(f"{option} {path}", "does not exist; accepted: an existing directory "
-                          "(it is not created)") from None
+        if_missing()
+        return
     if not stat.S_ISDIR(st.st_mode):
-        raise ReportError(f"{option} {path}", f"is {_kind(st.st_mode)}; accepted: an existing "
-                          "directory")
+        raise ReportError(f"{option} {path}", f"is {_kind(st.st_mode)}; accepted: {accepted}")
     _writable(option, path)
 
 
