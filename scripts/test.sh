@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, runs the GoogleTest
 # suites through ctest, the thread-mode suites again under ThreadSanitizer
-# (a race or lock misuse fails the run), the parsers' fuzz targets for a
-# bounded time (libFuzzer, ASan, UBSan; PMEMIDS_FUZZ_SECONDS each, default 20),
-# every claim file of `pmemids reproduce` validated, then the CLI tests (hostile
-# input, flipped pool bytes and one claim run end to end at the quick scale among
-# them) and the report tests through pytest.
+# (a race or lock misuse fails the run), the structure, backend and workload
+# suites and the crash runs of every durable (structure, mode) again under
+# AddressSanitizer and UndefinedBehaviorSanitizer (pmemids_asan_tests, built
+# apart in build-asan/ without the structure registries; any error, leak
+# included, fails the run; the subset: docs/hostile.md, Sanitizers), the
+# parsers' fuzz targets for a bounded time (libFuzzer, ASan, UBSan;
+# PMEMIDS_FUZZ_SECONDS each, default 20), every claim file of `pmemids
+# reproduce` validated, then the CLI tests (hostile input, flipped pool bytes
+# and one claim run end to end at the quick scale among them) and the report
+# tests through pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -13,6 +18,9 @@ scripts/build.sh release
 (cd build && ctest --output-on-failure -j2)
 scripts/build.sh tsan pmemids_thread_tests
 PMEM_IS_PMEM_FORCE=1 TSAN_OPTIONS="halt_on_error=1" build-tsan/pmemids_thread_tests --gtest_brief=1
+scripts/build.sh asan pmemids_asan_tests
+PMEM_IS_PMEM_FORCE=1 ASAN_OPTIONS="halt_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+  build-asan/pmemids_asan_tests --gtest_brief=1 --gtest_filter='-CrashChecker.*:*EveryPoint*'
 scripts/build.sh fuzz
 fuzz_work=$(mktemp -d)
 trap 'rm -rf "$fuzz_work"' EXIT

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from .load import ReportError
+from .outputs import non_empty
 
 PROG = "pmemids report"
 
@@ -24,9 +25,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Figures (PNG, SVG), tables and index.html from pmemids JSON-lines results.")
     parser.add_argument("inputs", nargs="+", metavar="FILE|DIR",
                         help="result files, or directories whose *.jsonl files are all read")
-    parser.add_argument("--out", required=True, type=Path, metavar="DIR",
+    parser.add_argument("--out", required=True, type=non_empty(Path), metavar="DIR",
                         help="output directory: index.html and figures/ (created if missing)")
-    parser.add_argument("--csv", type=Path, metavar="PATH",
+    parser.add_argument("--csv", type=non_empty(Path), metavar="PATH",
                         help="also write every record as one row of a CSV table")
     parser.add_argument("--jobs", type=_positive, metavar="N",
                         help="processes drawing figures (default: one per CPU)")

@@ -101,12 +101,23 @@ CONFIG_KEYS = (
 # Config keys whose values pmemids grows while it runs, each with the key that records
 # the value asked: `pmemids micro --min-time` grows ops_per_thread per point, and in an
 # interleaved sweep per repetition (each repetition is its own process). Records
-# differing only in a grown value are one configuration, named by the value asked: the
-# claims' rows (reproduce/rows.py) and the report's grouping (micro.py) take it. (`run
-# --min-time` keeps config.operationcount as asked and records the count that ran in
-# metrics.operationcount; what follows from a grown count, chunks_per_region and
-# transactions_per_thread, is in micro.NOT_IDENTITY.)
+# differing only in a grown value are one configuration, named by the value asked:
+# asked_config() is that identity, read by the claims' rows (reproduce/rows.py) and the
+# micro figures' points (micro.py). (What follows from a grown count, chunks_per_region
+# and transactions_per_thread, is in micro.NOT_IDENTITY.) `pmemids run --min-time` grows
+# operationcount in the record's metrics only: its config keeps the count asked.
 GROWN_CONFIG_KEYS = {"ops_per_thread": "ops_per_thread_asked"}
+
+
+def asked_config(config: dict) -> dict:
+    """config with each grown key at the value asked (where the record says it) and the
+    asked keys dropped: the configuration as the user asked for it."""
+    out = {k: v for k, v in config.items() if k not in GROWN_CONFIG_KEYS.values()}
+    for grown, asked in GROWN_CONFIG_KEYS.items():
+        if asked in config:
+            out[grown] = config[asked]
+    return out
+
 
 # Config keys pmemids derives from a key the user chose, each with that key: --flush
 # sets flush_instruction (the instruction in force) and flush_auto (whether it was

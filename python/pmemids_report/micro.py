@@ -38,7 +38,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import NullLocator  # noqa: E402
 
-from .fields import GROWN_CONFIG_KEYS, chosen  # noqa: E402
+from .fields import GROWN_CONFIG_KEYS, asked_config, chosen  # noqa: E402
 from .load import Record  # noqa: E402
 from .stats import missing  # noqa: E402
 from .style import LINESTYLES, OTHER_COLORS, emulated_rows, figure_id, fmt_number, mark_emulated  # noqa: E402
@@ -145,10 +145,8 @@ def points(records: list[Record]) -> pd.DataFrame:
     for r in records:
         if r.kind != "micro":
             continue
-        config = {k: v for k, v in r.data["config"].items() if k not in NOT_IDENTITY}
-        for grown, asked in GROWN_CONFIG_KEYS.items():
-            if asked in r.data["config"]:  # grown per point by --min-time: the point is the value asked
-                config[grown] = r.data["config"][asked]
+        # A repetition's --min-time growth is not its point: the value asked is.
+        config = {k: v for k, v in asked_config(r.data["config"]).items() if k not in NOT_IDENTITY}
         config["hostname"] = r.data["context"].get("hostname")
         config["pmem"] = r.data["context"].get("pmem")
         key = json.dumps(config, sort_keys=True, default=str)

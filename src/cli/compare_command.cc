@@ -12,6 +12,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "compare/compare.h"
 #include "errors.h"
 
@@ -65,13 +66,14 @@ void add_compare_command(CLI::App& app) {
   sub->add_option("NEW", o->fresh, "Result file (JSON lines) to compare")->required();
   sub->add_flag("--json", o->json, "Write the comparison as JSON");
   sub->add_option("--alpha", o->alpha, "Significance level of the verdicts (default 0.05)")
-      ->check(CLI::Range(1e-6, 0.5));
+      ->check(finite_range(1e-6, 0.5));
   sub->add_option("--fail-on-regression", o->fail_pct,
                   "Exit 3 when a configuration is significantly slower by more than PCT percent")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(finite_range(0.0, 100.0));
   sub->add_option("--ignore", o->ignore,
                   "Config key to leave out when matching configurations, with the keys derived "
-                  "from it (repeatable)");
+                  "from it (repeatable)")
+      ->check(non_empty());
   sub->callback([o] { compare_files(*o); });
 }
 

@@ -178,6 +178,12 @@ void crash(const CrashCliOptions& o) {
     }
   }
   const uint32_t points = parse_points(o.points);
+  if (o.survive != "none" && o.model != "power") {
+    throw UsageError(fmt::format(
+        "--survive {}: the process model loses nothing from the caches; surviving lines apply "
+        "to --model power only",
+        o.survive));
+  }
   if (o.grain != kCacheLine && (o.survive != "random" || o.model != "power")) {
     throw UsageError(fmt::format(
         "--grain {}: the survival grain applies to --model power --survive random only", o.grain));
@@ -244,7 +250,7 @@ void crash(const CrashCliOptions& o) {
   if (o.threads > 1 && o.model != "power") {
     throw UsageError("--threads > 1 needs --model power (the process model kills one process)");
   }
-  if (!o.out.empty()) check_output_path(o.out, "--out");
+  if (!o.out.empty()) check_results_output(o.out, "--out");
 
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);

@@ -1,12 +1,14 @@
 // `pmemids doctor`: what this machine can and cannot show (doctor/findings.h),
-// as text or, with --json, as one JSON object on stdout. Exit 0; 1 when the
-// pool directory is unusable.
+// as text or, with --json, as one JSON object on stdout. Exit 0; 2 when the
+// pool directory is unusable (missing, not a directory, not writable), as for
+// every command that takes --pool-dir.
 #include <fmt/format.h>
 
 #include <memory>
 
 #include "backend/pool.h"
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "doctor/probes.h"
 #include "errors.h"
 
@@ -28,7 +30,7 @@ void run_doctor_command(const DoctorOptions& o) {
     fmt::print("{}", doctor::to_text(findings));
   }
   std::fflush(stdout);
-  if (!pool_ok) throw RuntimeError(findings.front().value["problem"].get<std::string>());
+  if (!pool_ok) throw UsageError(findings.front().value["problem"].get<std::string>());
 }
 
 }  // namespace
@@ -38,7 +40,8 @@ void add_doctor_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "doctor", "What this machine can and cannot show: PMEM, domain, flushes, NUMA, counters");
   sub->add_option("--pool-dir", o->pool_dir,
-                  "Pool directory to examine (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids)");
+                  "Pool directory to examine (default $PMEMIDS_POOL_DIR, else /dev/shm/pmemids)")
+      ->check(non_empty());
   sub->add_flag("--json", o->json, "Print one JSON object (keyed by finding) instead of text");
   sub->callback([o] { run_doctor_command(*o); });
 }

@@ -2,6 +2,8 @@
 // append one record per repetition to a JSON-lines file.
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <libpmemobj.h>
+#include <memkind.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,6 +143,43 @@ void check_thread_options(const RunOptions& o, const ClientSettings& c, ThreadMo
     }
     for (Mode m : modes) find_lock(o.lock, m);
   }
+}
+
+// --pool-size below the smallest pool a mode of the run creates (libpmemobj's
+// PMEMOBJ_MIN_POOL, memkind's MEMKIND_PMEM_MIN_SIZE for pmem-volatile) is
+// refused rather than silently raised to it.
+void check_pool_size(const std::string& text, uint64_t bytes, const std::vector<Mode>& modes) {
+  for (Mode m : modes) {
+    const uint64_t least = m == Mode::kVolatile ? uint64_t{MEMKIND_PMEM_MIN_SIZE}
+                           : m == Mode::kDram   ? 0
+                                                : uint64_t{PMEMOBJ_MIN_POOL};
+    if (bytes != 0 && bytes < least) {
+      throw UsageError(fmt::format(
+          "--pool-size {} ({} bytes) is below the smallest pool {} creates ({} bytes); accepted: "
+          "--pool-size {}M or more, or leave it out (derived from the workload)",
+          text, bytes, mode_name(m), least, least >> 20));
+    }
+  }
+}
+
+// The longest a throttled timed phase may be planned to last: longer, and a
+// run is refused (--duration bounds it instead).
+constexpr double kMaxPacedSeconds = 86400;
+
+// A target (--target, target=) so low that the operations cannot be done
+// within kMaxPacedSeconds is refused, unless --duration ends the phase.
+void check_target(const ClientSettings& c, const WorkloadSpec& spec, ThreadMode tm,
+                  double duration) {
+  if (c.target <= 0 || duration > 0) return;
+  // Parallel workers each run the whole operationcount; the others share it.
+  const double ops =
+      static_cast<double>(spec.operationcount) * (tm == ThreadMode::kParallel ? c.threads : 1);
+  const double seconds = ops / c.target;
+  if (seconds <= kMaxPacedSeconds) return;
+  throw UsageError(fmt::format(
+      "--target {} ops/s paces {} operations over {:.3g} s; accepted: a target that finishes "
+      "them within {} s (at least {:.3g} ops/s), or --duration to bound the timed phase",
+      c.target, ops, seconds, kMaxPacedSeconds, ops / kMaxPacedSeconds));
 }
 
 // What the streams hold that the workload's properties did not say: scans from a
@@ -294,6 +333,7 @@ void run(const RunOptions& o) {
   for (const auto& [e, m] : pairs) modes.push_back(m);
   const ThreadMode tm = parse_thread_mode(client.thread_mode);
   check_thread_options(o, client, tm, modes);
+  check_target(client, spec, tm, o.duration);
   for (const auto& [e, m] : pairs) check_thread_mode(*e, tm);
   if (o.min_time > 0 && !spec.tracefile.empty()) {
     throw UsageError(fmt::format(
@@ -323,8 +363,9 @@ void run(const RunOptions& o) {
                                               .mem_node = o.mem_node,
                                               .threads = client.threads});
   const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
+  check_pool_size(o.pool_size, pool_size, modes);
   const std::string out = o.out.empty() ? default_out() : o.out;
-  check_output_path(out, "--out");
+  check_results_output(out, "--out");
   const std::string pool_dir = resolve_pool_dir(o.pool_dir);
   check_pool_dir(pool_dir);
   const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;

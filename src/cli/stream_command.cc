@@ -20,6 +20,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_options.h"
+#include "cli/validators.h"
 #include "cli/workload_options.h"
 #include "errors.h"
 #include "util/file_checks.h"
@@ -162,8 +163,8 @@ void add_stream_command(CLI::App& app) {
       ->check(CLI::IsMember({"single", "parallel", "concurrent", "native"}));
   sub->add_option("--threads", o->threads, "Workers (parallel, concurrent, native)")
       ->check(CLI::Range(1, 1024));
-  sub->add_option("--out", o->out, "Trace file to write (default: stdout)");
-  sub->add_option("--head", o->head, "Only the first N operations")->check(CLI::NonNegativeNumber);
+  sub->add_option("--out", o->out, "Trace file to write (default: stdout)")->check(non_empty());
+  sub->add_option("--head", o->head, "Only the first N operations")->check(count_value());
   sub->add_flag("--summary", o->summary,
                 "Print the operation mix and key popularity (hottest key, top 1% and 10% of ids, "
                 "coldest half) instead of the trace (with --out: as well)");

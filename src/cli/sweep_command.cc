@@ -190,7 +190,7 @@ void sweep_main(const SweepOptions& o) {
         "--out -: a sweep appends to a file it can resume from; give a file name (pmemids run "
         "--out - writes records to stdout)");
   }
-  check_output_path(out, "--out");
+  check_results_output(out, "--out");
   std::error_code ec;
   if (!o.pool_dir.empty() && !fs::is_directory(o.pool_dir, ec)) {
     throw UsageError(fmt::format("--pool-dir '{}': not an existing directory", o.pool_dir));
@@ -279,12 +279,14 @@ void add_sweep_command(CLI::App& app) {
                   "K/N: run only shard K (0..N-1) of N, e.g. one per machine; configurations are "
                   "dealt to shards in config_id order (default out "
                   "results/<file stem>[-<scale>]-shard<K>of<N>.jsonl)")
+      ->check(non_empty())
       ->type_name("K/N")
       ->default_str("the whole sweep");
   sub->add_option("--only", o->only,
                   "KEY=V[,V...]: run only configurations whose KEY (option or property) is one "
                   "of the values (repeatable; all must match)")
       ->allow_extra_args(false)
+      ->check(non_empty())
       ->type_name("KEY=V,...")
       ->default_str("every configuration");
   sub->add_flag("--dry-run", o->dry_run,

@@ -63,4 +63,15 @@ CLI::Validator node_number() {
       "NODE", "NODE_NUMBER");
 }
 
+CLI::Validator count_value() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        uint64_t n = 0;
+        const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+        if (!v.empty() && ec == std::errc() && p == v.data() + v.size()) return "";
+        return fmt::format("'{}': expected a whole number in [0, 18446744073709551615]", v);
+      },
+      "UINT", "COUNT");
+}
+
 }  // namespace pmemids

@@ -8,6 +8,7 @@
 //   seed_value()          the one seed rule (see parse_seed in workload/properties.h)
 //   node_number()         a NUMA node number (the message names 0..N-1; whether the
 //                         node exists is checked when the run is planned)
+//   count_value()         a whole number in [0, 2^64 - 1], decimal digits only
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,5 +20,6 @@ CLI::Validator finite_range(double lo, double hi);
 CLI::Validator non_empty();
 CLI::Validator seed_value();
 CLI::Validator node_number();
+CLI::Validator count_value();
 
 }  // namespace pmemids

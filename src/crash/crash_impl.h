@@ -517,6 +517,13 @@ PointResult check_image(const CrashOptions& opt, const CrashWorkload& w, const E
 // request order. Protocol: submit() returns the results that became due, and
 // finish() the rest; check() is submit + finish for one image. Multi-thread
 // requests carry their history (HistoryOps after the request).
+//
+// SIGINT / SIGTERM (util/stop_signals.h): waiting for a result polls the stop
+// flag every kStopPoll; once a stop is requested nothing more is waited for
+// (submit and finish return what they have; the caller throws Interrupted
+// where it may), and the destructor kills the checker with its workers (they
+// form the checker's own process group) instead of waiting for their checks,
+// so the run's directory can be removed at once.
 template <template <class> class DS, class P>
 class Checker {
   static constexpr OpSet S = DS<P>::kOpSet;
@@ -531,21 +538,25 @@ class Checker {
     pid_ = fork();
     if (pid_ < 0) throw RuntimeError("crash: cannot fork the checker");
     if (pid_ == 0) {
+      setpgid(0, 0);  // the checker and its workers: one group, killed together
       close(req[1]);
       close(resp[0]);
       serve(opt, w, depth_, req[0], resp[1]);
       _exit(0);
     }
+    setpgid(pid_, pid_);  // also here: the group exists before the destructor may kill it
     close(req[0]);
     close(resp[1]);
     req_ = req[1];
     resp_ = resp[0];
   }
   ~Checker() {
+    if (outstanding_ > 0 || stop_requested()) kill(-pid_, SIGKILL);  // abandoned checks
     close(req_);
     close(resp_);
     int status;
-    waitpid(pid_, &status, 0);
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   Checker(const Checker&) = delete;
   Checker& operator=(const Checker&) = delete;
@@ -564,7 +575,9 @@ class Checker {
     }
     ++outstanding_;
     std::vector<PointResult> out;
-    if (outstanding_ >= depth_) out.push_back(receive());
+    if (outstanding_ >= depth_) {
+      if (auto r = receive()) out.push_back(*r);
+    }
     return out;
   }
   // Waits for every queued check.
@@ -575,12 +588,17 @@ class Checker {
     if (!write_full(req_, &flush, sizeof flush)) {
       throw RuntimeError("crash: the checker process died");
     }
-    while (outstanding_ > 0) out.push_back(receive());
+    while (outstanding_ > 0) {
+      auto r = receive();
+      if (!r) break;
+      out.push_back(*r);
+    }
     return out;
   }
   PointResult check(const CheckRequest& q, const std::vector<HistoryOp>& h = {}) {
     auto r = submit(q, h);
     if (r.empty()) r = finish();
+    throw_if_stopped();
     return r.front();
   }
 
@@ -592,7 +610,14 @@ class Checker {
     CheckRequest q;
   };
 
-  PointResult receive() {
+  // The oldest result; nullopt when a stop was requested before it came.
+  std::optional<PointResult> receive() {
+    for (pollfd pfd{resp_, POLLIN, 0};;) {
+      if (stop_requested()) return std::nullopt;
+      const int ready = poll(&pfd, 1, static_cast<int>(kStopPoll.count()));
+      if (ready > 0) break;
+      if (ready < 0 && errno != EINTR) throw RuntimeError("crash: cannot wait for the checker");
+    }
     PointResult r;
     if (!read_full(resp_, &r, sizeof r)) throw RuntimeError("crash: the checker process died");
     --outstanding_;
@@ -747,6 +772,7 @@ void run_workers(B& b, DS& ds, const CrashOptions& opt, const CrashWorkload& w,
         std::vector<char> buf(w.ds.value_size + 8);
         auto target = worker_target(ds, t);
         for (const Op& op : w.thread_ops[t]) {
+          throw_if_stopped();
           const size_t i = history.size();
           history.push_back(HistoryOp{.thread = static_cast<uint32_t>(t),
                                       .type = op.type,
@@ -778,7 +804,7 @@ uint64_t count_points(const CrashOptions& opt, const CrashWorkload& w) {
   b.hook().arm([](uint64_t) {}, opt.fault, opt.fault_nth, opt.store_buffer_loss);
   std::vector<char> buf(w.ds.value_size + 8);
   for (size_t i = 0; i < w.ops.size(); ++i) {
-    if (i % 256 == 0) throw_if_stopped();
+    throw_if_stopped();
     apply_to_ds(ds, w.ops[i], buf.data(), w.ds.value_size);
   }
   if (!w.thread_ops.empty()) {
@@ -827,7 +853,9 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
     std::vector<HistoryOp> history;
     b.hook().arm(
         [&](uint64_t pt) {
-          if (next == targets.size() || targets[next] != pt) return;
+          // Stopped: no more images (the loop below throws between operations;
+          // nothing is thrown from inside a backend call).
+          if (next == targets.size() || targets[next] != pt || stop_requested()) return;
           ++next;
           const int s = slot();
           const std::string image = pool_spec(opt, DS<B>::kName, B::kMode, s, 0, true, true).path();
@@ -850,7 +878,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
         opt.fault, opt.fault_nth, opt.store_buffer_loss);
     b.hook().track_line_states(opt.grain == 8 && opt.survive > 0);
     for (cur = 0; cur < w.ops.size(); ++cur) {
-      if (cur % 256 == 0) throw_if_stopped();
+      throw_if_stopped();
       apply_to_ds(ds, w.ops[cur], buf.data(), w.ds.value_size);
     }
     if (multi) {
@@ -858,6 +886,7 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
     }
     b.hook().disarm();
     add(checker.finish());
+    throw_if_stopped();
     return rep;
   }
 
@@ -889,21 +918,32 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
     }
     close(ack[1]);
     // Acknowledgements until the kill; a workload process silent for the
-    // worker timeout (a loop) is killed, and the point reported.
+    // worker timeout (a loop) is killed, and the point reported. A stop
+    // request kills it too, and ends the run.
     uint64_t acked = 0, i;
     bool silent = false;
+    using Clock = std::chrono::steady_clock;
+    const auto timeout = std::chrono::duration<double>(opt.worker_timeout_s);
+    auto last = Clock::now();
     for (pollfd pfd{ack[0], POLLIN, 0};;) {
-      const int ready = poll(&pfd, 1, static_cast<int>(opt.worker_timeout_s * 1000));
+      if (stop_requested()) break;
+      const int ready = poll(&pfd, 1, static_cast<int>(kStopPoll.count()));
       if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) silent = true;
-      if (ready <= 0 || !read_full(ack[0], &i, sizeof i)) break;
+      if (ready == 0) {
+        silent = Clock::now() - last > timeout;
+        if (silent) break;
+        continue;
+      }
+      if (ready < 0 || !read_full(ack[0], &i, sizeof i)) break;
       acked = i + 1;
+      last = Clock::now();
     }
     close(ack[0]);
-    if (silent) kill(pid, SIGKILL);
+    if (silent || stop_requested()) kill(pid, SIGKILL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    throw_if_stopped();
     if (silent) {
       PointResult r;
       r.point = pt;

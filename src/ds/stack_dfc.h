@@ -147,6 +147,12 @@ class SplitLayout {
     visit(static_cast<const void*>(root_->table.get()));
     for (uint64_t t = 0; t < n_; ++t) visit(static_cast<const void*>(table_[t].get()));
   }
+  // Non-durable modes, when the stack is destroyed: frees the objects above.
+  void release(B& b) const {
+    for (uint64_t t = 0; t < n_; ++t) b.free(table_[t]);
+    b.free(root_->table);
+    b.free(root_->state);
+  }
 
  private:
   char* thread(uint64_t t) const { return align_line(table_[t].get()); }
@@ -207,6 +213,8 @@ class FlatLayout {
   void for_each_object(F&& visit) const {
     visit(static_cast<const void*>(root_->state.get()));
   }
+  // Non-durable modes, when the stack is destroyed: frees the one object.
+  void release(B& b) const { b.free(root_->state); }
 
  private:
   const Root<B>* root_ = nullptr;
@@ -280,8 +288,7 @@ class Dfc {
   }
   ~Dfc() {
     if constexpr (!B::kDurable) {
-      if (root_ != nullptr && root_->state) b_.free(root_->state);
-      if (root_ != nullptr && root_->table) b_.free(root_->table);
+      if (root_ != nullptr && root_->state) lay_.release(b_);
       if (nodes_) b_.free(nodes_->array());
     }
   }

@@ -28,6 +28,30 @@ const BenchSpec& find_bench(std::string_view name) {
   throw UsageError(fmt::format("unknown micro bench '{}'; accepted: {}, all", name, names));
 }
 
+Footprint bench_footprint(std::string_view memory, long double region, long double pool,
+                          long double vectors) {
+  Footprint f;
+  const bool dram = memory == "dram";
+  f.memory = saturated(vectors + (dram ? region : 0));
+  f.pool_files = saturated((dram ? 0 : region) + pool);
+  std::string parts;
+  const auto add = [&](long double bytes, std::string_view what) {
+    if (bytes > 0) {
+      parts +=
+          fmt::format("{}{} {}", parts.empty() ? "" : ", ", what, format_bytes(saturated(bytes)));
+    }
+  };
+  add(region, dram ? "region (dram)" : "region (a file in the pool directory)");
+  add(pool, "pool");
+  add(vectors, "orders and samples");
+  f.breakdown = parts;
+  return f;
+}
+
+long double samples_bytes(const BenchEnv& env, uint64_t n) {
+  return static_cast<long double>(n) * env.scalars.latency_sample * sizeof(uint64_t) * env.threads;
+}
+
 Axis threads_axis() {
   return {.name = "threads",
           .kind = AxisKind::kInteger,

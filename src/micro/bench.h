@@ -24,6 +24,7 @@
 #include "run/context.h"
 #include "run/placement.h"
 #include "stats/histogram.h"
+#include "util/capacity.h"
 
 namespace pmemids::micro {
 
@@ -89,12 +90,26 @@ struct BenchSpec {
   // Refuses a point this machine cannot run (UsageError naming the reason),
   // before anything runs; may be null.
   void (*check)(const Point& p, const BenchEnv& env) = nullptr;
+  // What one repetition of the point maps and allocates (bench_footprint), so
+  // that the driver refuses what this machine cannot give before anything runs.
+  Footprint (*footprint)(const Point& p, const BenchEnv& env) = nullptr;
   Measurement (*run)(const Point& p, const BenchEnv& env) = nullptr;
 };
 
 const std::vector<BenchSpec>& benches();
 // UsageError naming the benches when unknown.
 const BenchSpec& find_bench(std::string_view name);
+
+// A repetition's footprint (util/capacity.h; the driver names the point and its
+// inputs): `region` bytes mapped from `memory` ("dram": anonymous memory;
+// "pmem": a file in the pool directory), a libpmemobj pool of `pool` bytes (a
+// file in the pool directory), and `vectors` bytes of the bench's own
+// pre-decided data in DRAM (orders, latency samples, object handles).
+Footprint bench_footprint(std::string_view memory, long double region, long double pool,
+                          long double vectors);
+
+// Bytes of the latency samples of env.threads threads of n operations each.
+long double samples_bytes(const BenchEnv& env, uint64_t n);
 
 // Axes every memory bench shares.
 Axis threads_axis();

@@ -36,16 +36,29 @@ uint64_t free_one(PMEMobjpool* pop, PMEMoid& oid, bool tx) {
   return errors + (pmemobj_tx_end() != 0);
 }
 
+// Room for every object with libpmemobj's header and size-class rounding,
+// and libpmemobj's own 64 MiB.
+long double pool_bytes(const Point& p, const BenchEnv& env) {
+  const uint64_t size = static_cast<uint64_t>(p.integer("size"));
+  const uint64_t per_object = std::max<uint64_t>(128, size + size / 4 + 64);
+  return static_cast<long double>(env.threads) * env.scalars.ops_per_thread * per_object +
+         (uint64_t{64} << 20);
+}
+
+// The pool, and per thread its objects' handles and samples.
+Footprint footprint(const Point& p, const BenchEnv& env) {
+  const uint64_t n = env.scalars.ops_per_thread;
+  return bench_footprint(
+      "pmem", 0, pool_bytes(p, env),
+      static_cast<long double>(env.threads) * n * sizeof(PMEMoid) + samples_bytes(env, n));
+}
+
 Measurement run(const Point& p, const BenchEnv& env) {
   const bool tx = p.name("api") == "tx";
   const bool timing_alloc = p.name("op") == "alloc";
   const uint64_t size = static_cast<uint64_t>(p.integer("size"));
   const uint64_t n = env.scalars.ops_per_thread;
-  // Room for every object with libpmemobj's header and size-class rounding.
-  const uint64_t per_object = std::max<uint64_t>(128, size + size / 4 + 64);
-  const auto pool =
-      micro_pool(env.pool_dir, "alloc",
-                 static_cast<uint64_t>(env.threads) * n * per_object + (uint64_t{64} << 20));
+  const auto pool = micro_pool(env.pool_dir, "alloc", saturated(pool_bytes(p, env)));
   PMEMobjpool* const pop = pool->handle();
   std::vector<std::vector<PMEMoid>> oids(static_cast<size_t>(env.threads),
                                          std::vector<PMEMoid>(n, OID_NULL));
@@ -116,6 +129,7 @@ BenchSpec alloc_bench() {
       .defaults = {.ops_per_thread = 100000, .latency_sample = 0.01},
       .quick = {.ops_per_thread = 10000},
       .uses_libpmem = true,
+      .footprint = footprint,
       .run = run,
   };
 }

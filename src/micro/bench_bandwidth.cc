@@ -61,10 +61,18 @@ void check(const Point& p, const BenchEnv& env) {
   }
 }
 
+ChunkPlan plan_of(const Point& p, const BenchEnv& env) {
+  return chunk_plan(env, static_cast<uint64_t>(p.integer("io")), parse_pattern(p.name("pattern")),
+                    0);
+}
+
+Footprint footprint(const Point& p, const BenchEnv& env) {
+  return chunk_footprint(env, plan_of(p, env), p.name("memory"));
+}
+
 Measurement run(const Point& p, const BenchEnv& env) {
   const IoAccess a = parse_access(p.name("access"));
-  const ChunkPlan plan =
-      chunk_plan(env, static_cast<uint64_t>(p.integer("io")), parse_pattern(p.name("pattern")), 0);
+  const ChunkPlan plan = plan_of(p, env);
   const bool remote = p.name("numa") == "remote";
   int mem_node = -1;
   if (remote) {
@@ -147,6 +155,7 @@ BenchSpec bandwidth_bench() {
       .quick = {.region = 32 << 20, .duration = 0.2, .ramp = 0.05},
       .all = {.region = 256 << 20, .duration = 1, .ramp = 0.25},
       .check = check,
+      .footprint = footprint,
       .run = run,
   };
 }

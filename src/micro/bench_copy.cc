@@ -87,12 +87,25 @@ int mode_of(const std::string& op) {
   return 4;
 }
 
+ChunkPlan plan_of(const Point& p, const BenchEnv& env) {
+  return chunk_plan(env, static_cast<uint64_t>(p.integer("size")), parse_pattern(p.name("pattern")),
+                    env.scalars.ops_per_thread);
+}
+
+// The chunks, and the one source chunk in DRAM.
+Footprint footprint(const Point& p, const BenchEnv& env) {
+  const ChunkPlan plan = plan_of(p, env);
+  Footprint f = chunk_footprint(env, plan, "pmem");
+  f.memory = saturated(static_cast<long double>(f.memory) + plan.size);
+  f.breakdown += fmt::format(", source chunk {}", format_bytes(plan.size));
+  return f;
+}
+
 Measurement run(const Point& p, const BenchEnv& env) {
   const bool copy = p.name("fn") == "memcpy";
   const int mode = mode_of(p.name("op"));
   const uint64_t threshold = static_cast<uint64_t>(p.integer("movnt-threshold"));
-  const ChunkPlan plan = chunk_plan(env, static_cast<uint64_t>(p.integer("size")),
-                                    parse_pattern(p.name("pattern")), env.scalars.ops_per_thread);
+  const ChunkPlan plan = plan_of(p, env);
   Region r = Region::pmem(env.pool_dir, plan_bytes(env, plan));
   const ChunkOrders orders = draw_orders(env, plan);
   // One read-only source for every thread: it stays in each core's cache.
@@ -165,6 +178,7 @@ BenchSpec copy_bench() {
       .defaults = {.ops_per_thread = 100000, .region = 64 << 20, .latency_sample = 0.01},
       .quick = {.ops_per_thread = 20000, .region = 16 << 20},
       .uses_libpmem = true,
+      .footprint = footprint,
       .run = run,
   };
 }

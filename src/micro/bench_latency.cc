@@ -113,15 +113,32 @@ Prepared prepare(char* b, uint64_t lines, uint64_t touched, uint64_t seed, bool 
   return out;
 }
 
-Measurement run(const Point& p, const BenchEnv& env) {
-  const bool load = p.name("access") == "load";
-  const double hit = p.decimal("hit-ratio");
+// Bytes of each thread's region (shared: the one region): whole lines.
+uint64_t thread_region(const BenchEnv& env) {
   const uint64_t total = env.scalars.region;
   const uint64_t region =
       (env.shared ? total : total / static_cast<uint64_t>(env.threads)) / kLine * kLine;
   if (region < kLine) {
     throw UsageError(fmt::format("--region {} leaves less than one line per thread", total));
   }
+  return region;
+}
+
+// The regions, each region's visiting order (and the order of its loaded
+// lines while it is prepared), the samples.
+Footprint footprint(const Point& p, const BenchEnv& env) {
+  const uint64_t region = thread_region(env);
+  const long double regions = env.shared ? 1 : env.threads;
+  const uint64_t lines = region / kLine;
+  return bench_footprint(p.name("memory"), regions * region, 0,
+                         2 * regions * lines * sizeof(uint32_t) + samples_bytes(env, lines));
+}
+
+Measurement run(const Point& p, const BenchEnv& env) {
+  const bool load = p.name("access") == "load";
+  const double hit = p.decimal("hit-ratio");
+  const uint64_t total = env.scalars.region;
+  const uint64_t region = thread_region(env);
   Region r = Region::of(p.name("memory"), env.pool_dir, region * (env.shared ? 1 : env.threads));
   char* const base = r.data();
   const uint64_t lines = region / kLine;
@@ -222,6 +239,7 @@ BenchSpec latency_bench() {
                threads_axis()},
       .defaults = {.region = llc > 0 ? llc / 2 : uint64_t{16} << 20, .latency_sample = 0.001},
       .quick = {.region = 8 << 20},
+      .footprint = footprint,
       .run = run,
   };
 }

@@ -53,6 +53,15 @@ Measurement with_locks(const BenchEnv& env, Make&& make) {
   return time_locks<Lock, Read>(env, locks);
 }
 
+constexpr uint64_t kLockPoolBytes = uint64_t{16} << 20;
+
+// The locks (a pool for libpmemobj's), and the samples.
+Footprint footprint(const Point& p, const BenchEnv& env) {
+  const bool pmem = !p.name("lock").starts_with("pthread");
+  return bench_footprint("pmem", 0, pmem ? kLockPoolBytes : 0,
+                         samples_bytes(env, env.scalars.ops_per_thread));
+}
+
 Measurement run(const Point& p, const BenchEnv& env) {
   const std::string& kind = p.name("lock");
   const bool read = kind.ends_with("-rd");
@@ -73,7 +82,7 @@ Measurement run(const Point& p, const BenchEnv& env) {
     }
     m.config = {{"lock_memory", "dram"}};
   } else {
-    const auto pool = micro_pool(env.pool_dir, "lock", uint64_t{16} << 20);
+    const auto pool = micro_pool(env.pool_dir, "lock", kLockPoolBytes);
     PMEMobjpool* const pop = pool->handle();
     PMEMoid oid = OID_NULL;
     if (pmemobj_zalloc(pop, &oid, kSlot * static_cast<uint64_t>(n) + kSlot, 0) != 0) {
@@ -121,6 +130,7 @@ BenchSpec lock_bench() {
       .defaults = {.ops_per_thread = 1000000, .latency_sample = 0.01},
       .quick = {.ops_per_thread = 100000},
       .uses_libpmem = true,
+      .footprint = footprint,
       .run = run,
   };
 }

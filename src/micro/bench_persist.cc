@@ -52,11 +52,19 @@ Measurement library(const BenchEnv& env, const ChunkPlan& plan, const ChunkOrder
                     });
 }
 
+ChunkPlan plan_of(const Point& p, const BenchEnv& env) {
+  return chunk_plan(env, static_cast<uint64_t>(p.integer("size")), parse_pattern(p.name("pattern")),
+                    env.scalars.ops_per_thread);
+}
+
+Footprint footprint(const Point& p, const BenchEnv& env) {
+  return chunk_footprint(env, plan_of(p, env), "pmem");
+}
+
 Measurement run(const Point& p, const BenchEnv& env) {
   const std::string& op = p.name("op");
   const Dirty d = parse_dirty(p.name("dirty"));
-  const ChunkPlan plan = chunk_plan(env, static_cast<uint64_t>(p.integer("size")),
-                                    parse_pattern(p.name("pattern")), env.scalars.ops_per_thread);
+  const ChunkPlan plan = plan_of(p, env);
   const uint64_t bytes = plan_bytes(env, plan);
   Region r =
       op == "pmem2-byte" ? Region::pmem2(env.pool_dir, bytes, Granularity::kByte, env.probe.real)
@@ -163,6 +171,7 @@ BenchSpec persist_bench() {
       .defaults = {.ops_per_thread = 100000, .region = 64 << 20, .latency_sample = 0.01},
       .quick = {.ops_per_thread = 20000, .region = 16 << 20},
       .uses_libpmem = true,
+      .footprint = footprint,
       .run = run,
   };
 }

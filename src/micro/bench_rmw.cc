@@ -14,11 +14,21 @@ namespace {
 
 constexpr uint64_t kXpLine = 256;
 
-Measurement run(const Point& p, const BenchEnv& env) {
+// One XPLine (or one IO when larger) per thread, rewritten by every operation.
+ChunkPlan plan_of(const Point& p, const BenchEnv& env) {
   const uint64_t io = static_cast<uint64_t>(p.integer("io"));
   BenchEnv line_env = env;
   line_env.scalars.region = std::max(kXpLine, io);
-  const ChunkPlan plan = chunk_plan(line_env, io, Pattern::kSeq, env.scalars.ops_per_thread);
+  return chunk_plan(line_env, io, Pattern::kSeq, env.scalars.ops_per_thread);
+}
+
+Footprint footprint(const Point& p, const BenchEnv& env) {
+  return chunk_footprint(env, plan_of(p, env), p.name("memory"));
+}
+
+Measurement run(const Point& p, const BenchEnv& env) {
+  const uint64_t io = static_cast<uint64_t>(p.integer("io"));
+  const ChunkPlan plan = plan_of(p, env);
   Region r = Region::of(p.name("memory"), env.pool_dir, plan_bytes(env, plan));
   const ChunkOrders orders = draw_orders(env, plan);
   HwMem mem{env.policy.insn, env.policy.domain.flushes()};
@@ -64,6 +74,7 @@ BenchSpec rmw_bench() {
                threads_axis()},
       .defaults = {.ops_per_thread = 4194304},
       .quick = {.ops_per_thread = 200000},
+      .footprint = footprint,
       .run = run,
   };
 }

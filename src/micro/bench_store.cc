@@ -48,12 +48,20 @@ void check(const Point& p, const BenchEnv&) {
   }
 }
 
+ChunkPlan plan_of(const Point& p, const BenchEnv& env) {
+  return chunk_plan(env, static_cast<uint64_t>(p.integer("size")), parse_pattern(p.name("pattern")),
+                    env.scalars.ops_per_thread);
+}
+
+Footprint footprint(const Point& p, const BenchEnv& env) {
+  return chunk_footprint(env, plan_of(p, env), p.name("memory"));
+}
+
 Measurement run(const Point& p, const BenchEnv& env) {
   const StoreAccess a = parse_access(p.name("access"));
   const std::string& fence = p.name("fence");
   const bool each = fence == "each", end = fence == "end";
-  const ChunkPlan plan = chunk_plan(env, static_cast<uint64_t>(p.integer("size")),
-                                    parse_pattern(p.name("pattern")), env.scalars.ops_per_thread);
+  const ChunkPlan plan = plan_of(p, env);
   Region r = Region::of(p.name("memory"), env.pool_dir, plan_bytes(env, plan));
   const ChunkOrders orders = draw_orders(env, plan);
   char* const base = r.data();
@@ -123,6 +131,7 @@ BenchSpec store_bench() {
       .defaults = {.ops_per_thread = 100000, .region = 64 << 20, .latency_sample = 0.01},
       .quick = {.ops_per_thread = 20000, .region = 16 << 20},
       .check = check,
+      .footprint = footprint,
       .run = run,
   };
 }

@@ -23,15 +23,36 @@ namespace {
 
 constexpr uint64_t kGroups = 64;
 
+// Each thread's ranges: kGroups groups of ranges-per-tx ranges, a line apart.
+struct Layout {
+  uint64_t size, ranges, stride, per_thread, txs;
+};
+
+Layout layout_of(const Point& p, const BenchEnv& env) {
+  Layout l{};
+  l.size = static_cast<uint64_t>(p.integer("size"));
+  l.ranges = static_cast<uint64_t>(p.integer("ranges-per-tx"));
+  l.stride = (l.size + kLine - 1) / kLine * kLine + kLine;  // a gap between ranges
+  l.per_thread = kGroups * l.ranges * l.stride;
+  l.txs = (env.scalars.ops_per_thread + l.ranges - 1) / l.ranges;
+  return l;
+}
+
+// Each thread's ranges and a MiB of undo log, and libpmemobj's own 64 MiB.
+uint64_t pool_bytes(const Layout& l, const BenchEnv& env) {
+  return static_cast<uint64_t>(env.threads) * (l.per_thread + (1 << 20)) + (uint64_t{64} << 20);
+}
+
+Footprint footprint(const Point& p, const BenchEnv& env) {
+  const Layout l = layout_of(p, env);
+  return bench_footprint("pmem", 0, pool_bytes(l, env), samples_bytes(env, l.txs));
+}
+
 Measurement run(const Point& p, const BenchEnv& env) {
-  const uint64_t size = static_cast<uint64_t>(p.integer("size"));
-  const uint64_t ranges = static_cast<uint64_t>(p.integer("ranges-per-tx"));
-  const uint64_t stride = (size + kLine - 1) / kLine * kLine + kLine;  // a gap between ranges
-  const uint64_t per_thread = kGroups * ranges * stride;
-  const uint64_t txs = (env.scalars.ops_per_thread + ranges - 1) / ranges;
-  const auto pool = micro_pool(
-      env.pool_dir, "txlog",
-      static_cast<uint64_t>(env.threads) * (per_thread + (1 << 20)) + (uint64_t{64} << 20));
+  const Layout l = layout_of(p, env);
+  const uint64_t size = l.size, ranges = l.ranges, stride = l.stride, per_thread = l.per_thread,
+                 txs = l.txs;
+  const auto pool = micro_pool(env.pool_dir, "txlog", pool_bytes(l, env));
   PMEMobjpool* const pop = pool->handle();
   std::vector<char*> areas;
   for (int t = 0; t < env.threads; ++t) {
@@ -104,6 +125,7 @@ BenchSpec txlog_bench() {
       .defaults = {.ops_per_thread = 100000, .latency_sample = 0.01},
       .quick = {.ops_per_thread = 10000},
       .uses_libpmem = true,
+      .footprint = footprint,
       .run = run,
   };
 }

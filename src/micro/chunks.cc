@@ -28,6 +28,14 @@ ChunkOrders draw_orders(const BenchEnv& env, const ChunkPlan& plan) {
   return o;
 }
 
+Footprint chunk_footprint(const BenchEnv& env, const ChunkPlan& plan, std::string_view memory) {
+  const long double orders =
+      static_cast<long double>(env.shared ? 1 : env.threads) * plan.ops * sizeof(uint32_t);
+  return bench_footprint(
+      memory, static_cast<long double>(plan.region_bytes) * (env.shared ? 1 : env.threads), 0,
+      orders + samples_bytes(env, plan.ops));
+}
+
 uint64_t lines_touched(const BenchEnv& env, const ChunkPlan& plan, const ChunkOrders& orders,
                        const char* base, const Measurement& m) {
   uint64_t lines = 0;

@@ -10,6 +10,7 @@
 // --duration after an untimed --ramp), and returns the measurement with the
 // region's description and the plan in m.config. lines_touched() counts the
 // cache lines the operations each thread completed covered (for flush counts).
+// chunk_footprint() is what the plan needs, for the check before anything runs.
 #pragma once
 
 #include <chrono>
@@ -47,6 +48,10 @@ struct ChunkOrders {
 };
 
 ChunkOrders draw_orders(const BenchEnv& env, const ChunkPlan& plan);
+
+// What a repetition over `plan` maps and allocates: the region of `memory`
+// ("dram", or a file in the pool directory), the orders and the samples.
+Footprint chunk_footprint(const BenchEnv& env, const ChunkPlan& plan, std::string_view memory);
 
 uint64_t lines_touched(const BenchEnv& env, const ChunkPlan& plan, const ChunkOrders& orders,
                        const char* base, const Measurement& m);

@@ -104,6 +104,21 @@ nlohmann::json config_json(const Planned& pl, const BenchEnv& env, const MicroOp
   return c;
 }
 
+// Refuses a point whose repetition needs more memory or pool space than this
+// machine has (util/capacity.h), naming the point and the options to lower.
+void check_point_footprint(const Planned& pl, const BenchEnv& env) {
+  const BenchSpec& b = *pl.sel->bench;
+  Footprint f = b.footprint(pl.point, env);
+  f.subject = fmt::format("micro {} {}", b.name, pl.point.text());
+  std::string inputs;
+  if (env.scalars.ops_per_thread > 0) {
+    inputs += fmt::format("--ops-per-thread {}, ", env.scalars.ops_per_thread);
+  }
+  if (env.scalars.region > 0) inputs += fmt::format("--region {}, ", env.scalars.region);
+  f.inputs = inputs + fmt::format("--threads {}", env.threads);
+  check_footprint(f, env.pool_dir);
+}
+
 void run_point(const Planned& pl, const MicroOptions& o, const std::string& pool_dir,
                const PmemProbe& probe, const nlohmann::json& context, const std::string& out) {
   const BenchSpec& b = *pl.sel->bench;
@@ -123,8 +138,15 @@ void run_point(const Planned& pl, const MicroOptions& o, const std::string& pool
       calibrating = false;
       if (m.seconds < env.scalars.min_time) {
         const double f = std::ceil(1.2 * env.scalars.min_time / std::max(m.seconds, 1e-6));
-        env.scalars.ops_per_thread =
-            std::min<uint64_t>(uint64_t{1} << 34, asked * static_cast<uint64_t>(f));
+        env.scalars.ops_per_thread = static_cast<uint64_t>(
+            std::min<long double>(uint64_t{1} << 34, static_cast<long double>(asked) * f));
+        try {
+          check_point_footprint(pl, env);
+        } catch (const UsageError& e) {
+          throw UsageError(fmt::format(
+              "--min-time {} grows --ops-per-thread {} to {} for {} {}: {}", env.scalars.min_time,
+              asked, env.scalars.ops_per_thread, b.name, pl.point.text(), e.what()));
+        }
         fmt::print(stderr,
                    "pmemids: {} {}: {:.1f} ms < --min-time {} s: --ops-per-thread {} -> {} (the "
                    "short repetition is not recorded)\n",
@@ -223,6 +245,7 @@ void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
       }
       const BenchEnv env = make_env(pl, o, pool_dir, probe);  // refuses a bad placement
       if (b.check != nullptr) b.check(pl.point, env);
+      check_point_footprint(pl, env);
       plan.push_back(std::move(pl));
     }
   }
@@ -252,7 +275,7 @@ void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
 
   const nlohmann::json context = micro_context(pool_dir, probe, base);
   const std::string out = o.out.empty() ? default_out() : o.out;
-  check_output_path(out, "--out");
+  check_results_output(out, "--out");
   install_stop_signals();
   if (!child) print_table_header(stdout);
 

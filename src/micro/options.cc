@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/validators.h"
 #include "errors.h"
 
 namespace pmemids::micro {
@@ -62,27 +63,28 @@ void add_micro_options(CLI::App* sub, MicroOptions& o, const BenchSpec* b) {
                       "A point whose first repetition lasts less than this many seconds runs "
                       "again with --ops-per-thread scaled up (0: never; quick: 0)")
           ->default_str(fmt::format("{}", kMinTime))
-          ->check(CLI::Range(0.0, 3600.0));
+          ->check(finite_range(0.0, 3600.0));
     }
     if (d.region > 0) {
       sub->add_option("--region", o.region,
                       "Bytes of memory per thread (one region for all with --region-sharing "
                       "shared; latency: in all, split between threads); suffixes K, M, G")
-          ->default_str(size_text(d.region));
+          ->default_str(size_text(d.region))
+          ->check(non_empty());
     }
     if (d.duration > 0) {
       sub->add_option("--duration", o.duration, "Seconds of the timed phase")
           ->default_str(fmt::format("{}", d.duration))
-          ->check(CLI::Range(0.001, 86400.0));
+          ->check(finite_range(0.001, 86400.0));
       sub->add_option("--ramp", o.ramp,
                       "Seconds each worker runs the same loop untimed before the start barrier")
           ->default_str(fmt::format("{}", d.ramp))
-          ->check(CLI::Range(0.0, 3600.0));
+          ->check(finite_range(0.0, 3600.0));
     }
     sub->add_option("--latency-sample", o.latency_sample,
                     "Fraction of operations timed one by one for latency percentiles (0: none)")
         ->default_str(fmt::format("{}", d.latency_sample))
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(finite_range(0.0, 1.0));
   }
   sub->add_flag("--quick", o.quick, "A small grid and short runs (what `micro all --quick` runs)");
   sub->add_option("--repeat", o.repeat,
@@ -93,17 +95,22 @@ void add_micro_options(CLI::App* sub, MicroOptions& o, const BenchSpec* b) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
   sub->add_option("--seed", o.seed, "Seed of the random orders (thread t, repetition r: see docs)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(seed_value());
   sub->add_option("--out", o.out,
-                  "JSON-lines file to append to (default results/micro-<time>.jsonl)");
+                  "JSON-lines file to append to (default results/micro-<time>.jsonl)")
+      ->check(non_empty());
   sub->add_option("--pool-dir", o.pool_dir,
                   "Directory of the mapped files and pools (default: $PMEMIDS_POOL_DIR, else "
-                  "/dev/shm/pmemids)");
+                  "/dev/shm/pmemids)")
+      ->check(non_empty());
   sub->add_option("--pin", o.pin, "Worker pinning: none, compact, scatter")
       ->check(CLI::IsMember({"none", "compact", "scatter"}))
       ->capture_default_str();
-  sub->add_option("--cpu-node", o.cpu_node, "Run workers on this NUMA node's CPUs");
-  sub->add_option("--mem-node", o.mem_node, "Place memory (regions, pools) on this NUMA node");
+  sub->add_option("--cpu-node", o.cpu_node, "Run workers on this NUMA node's CPUs")
+      ->check(node_number());
+  sub->add_option("--mem-node", o.mem_node, "Place memory (regions, pools) on this NUMA node")
+      ->check(node_number());
 }
 
 Resolved resolve(const BenchSpec& b, const MicroOptions& o, bool in_all) {

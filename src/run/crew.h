@@ -102,9 +102,6 @@ struct CrewRun {
   std::vector<double> timeline;               // ops/s per interval, all workers
 };
 
-// How often the coordinator looks for a stop signal while workers run.
-inline constexpr std::chrono::milliseconds kStopPoll{50};
-
 template <class Setup, class Work>
 CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Setup&& setup,
                  Work&& work) {

@@ -23,11 +23,15 @@
 // measurement.interval=intended). Each sampled operation is timed twice: from
 // its actual start (latency) and from its due time (intended). Every operation
 // reads the clock, publishes progress and checks the stop flag: the run only
-// chooses this loop when a target is set, and `drive` stays as it is. Both
+// chooses this loop when a target is set, and `drive` stays as it is. An early
+// worker sleeps in slices of at most kStopPoll, checking the stop flag between
+// them, so a stop (--duration, SIGINT, SIGTERM) ends even a wait for an
+// operation due days later. Both
 // loops share the cycles (drive_cycles) and the chunk rewriting, so a paced
 // --duration run replays exactly as an unthrottled one.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -39,6 +43,7 @@
 #include "run/replay.h"
 #include "stats/histogram.h"
 #include "stats/live_latency.h"
+#include "util/stop_signals.h"
 
 namespace pmemids {
 
@@ -137,6 +142,16 @@ template <OpSet S, class T, class Lock, class Chunk>
   return true;
 }
 
+// When operation `done` of a paced worker is due: `done` paces after `start`;
+// time_point::max() when that is beyond the clock's range (a tiny target,
+// whose next operation only a stop can end the wait for).
+inline std::chrono::steady_clock::time_point paced_due(std::chrono::steady_clock::time_point start,
+                                                       double pace_ns, uint64_t done) {
+  const double ns = pace_ns * static_cast<double>(done);
+  if (!(ns < 4e18)) return std::chrono::steady_clock::time_point::max();  // 126 years
+  return start + std::chrono::nanoseconds(static_cast<int64_t>(ns));
+}
+
 // One paced pass over [base, end): chunked as drive_pass (so a replay
 // rewrites whole chunks), each operation waiting for its due time; `done`
 // counts the worker's operations over all passes, so the schedule runs on
@@ -147,7 +162,6 @@ bool paced_pass(T& t, Lock& lock, const Op* const base, const Op* const end,
                 const DriveControl& ctl, OpTally& tally, LatencySet& latency, LatencySet& intended,
                 std::chrono::steady_clock::time_point start, uint64_t& done, Chunk&& chunk) {
   using Clock = std::chrono::steady_clock;
-  const std::chrono::duration<double, std::nano> pace(ctl.pace_ns);
   const uint64_t* s = samples.data();
   const uint64_t* const s_end = s + samples.size();
   for (const Op* op = base; op != end;) {
@@ -155,9 +169,11 @@ bool paced_pass(T& t, Lock& lock, const Op* const base, const Op* const end,
     const Op* const stop = end - op > static_cast<ptrdiff_t>(kChunk) ? op + kChunk : end;
     const Op* const run = chunk(first, stop);
     for (const Op* at = first; at != stop; ++at) {
-      const auto due =
-          start + std::chrono::duration_cast<Clock::duration>(pace * static_cast<double>(done));
-      if (Clock::now() < due) std::this_thread::sleep_until(due);
+      const auto due = paced_due(start, ctl.pace_ns, done);
+      for (auto now = Clock::now(); now < due; now = Clock::now()) {
+        if (ctl.stop->load(std::memory_order_relaxed)) return false;
+        std::this_thread::sleep_until(std::min(due, now + kStopPoll));
+      }
       const Op* const o = run + (at - first);
       if (s != s_end && base + *s == at) {
         ++s;

@@ -10,10 +10,7 @@
 // structure's own estimate (DsEntry::structure_bytes), the pool size the one a
 // run would create (default_pool_bytes, or --pool-size).
 //
-// check_footprint refuses (UsageError, exit 2) when the memory exceeds what
-// the kernel reports available (MemAvailable, and the cgroup's limit if lower)
-// or the pool files exceed the free space of the pool directory's file system,
-// naming the inputs that drive the estimate.
+// check_footprint (util/capacity.h) refuses what this machine cannot give.
 #pragma once
 
 #include <cstdint>
@@ -21,17 +18,10 @@
 
 #include "backend/backend.h"
 #include "run/registry.h"
+#include "util/capacity.h"
 #include "workload/properties.h"
 
 namespace pmemids {
-
-struct Footprint {
-  std::string subject;      // "hashtable in dram"
-  uint64_t memory = 0;      // bytes of DRAM, pools on tmpfs excluded
-  uint64_t pool_files = 0;  // bytes of new pool files
-  std::string breakdown;    // "streams 1.0 GiB, structure 97.7 GiB"
-  std::string inputs;       // "recordcount=100000, fieldlength=1048576"
-};
 
 struct RunShape {
   uint64_t pool_size = 0;  // --pool-size, 0: derived
@@ -49,10 +39,5 @@ Footprint run_footprint(const DsEntry& e, Mode m, const WorkloadSpec& spec, cons
 
 // `crash`: one stream, one structure and its pool, plus `jobs` crash images.
 Footprint crash_footprint(const DsEntry& e, Mode m, const WorkloadSpec& spec, uint32_t jobs);
-
-void check_footprint(const Footprint& f, const std::string& pool_dir);
-
-// "1.5 GiB", "640 MiB", "12 KiB", "512 B".
-std::string format_bytes(uint64_t bytes);
 
 }  // namespace pmemids

@@ -39,7 +39,7 @@ std::string threads_of(const Configuration& c) {
 class OutputFile {
  public:
   explicit OutputFile(const std::string& path) : path_(path) {
-    check_output_path(path, "--out");
+    check_results_output(path, "--out");
     create_parent_dirs(path, "--out");
     fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0644);
     if (fd_ < 0) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "errors.h"
@@ -151,6 +152,47 @@ void check_output_path(const std::string& path, const std::string& what) {
     missing = dir;
     dir = dir.parent_path();
   }
+}
+
+void check_results_output(const std::string& path, const std::string& what) {
+  check_output_path(path, what);
+  if (path == "-") return;
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return;  // created by the command
+    throw UsageError(fmt::format("{} '{}' cannot be read: {}", what, path, std::strerror(errno)));
+  }
+  const Fd f{fd};
+  // The first line, skipping blank ones; a record line is far below the cap.
+  constexpr size_t kMaxFirstLine = size_t{64} << 20;
+  std::string head;
+  char buf[1 << 16];
+  size_t nl = std::string::npos;
+  for (;;) {
+    const size_t start = head.find_first_not_of(" \t\r\n");
+    if (start != std::string::npos) {
+      head.erase(0, start);
+      nl = head.find('\n');
+      if (nl != std::string::npos || head.size() > kMaxFirstLine) break;
+    } else {
+      head.clear();
+    }
+    const ssize_t n = read(f.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      throw UsageError(fmt::format("{} '{}' cannot be read: {}", what, path, std::strerror(errno)));
+    }
+    if (n == 0) break;
+    head.append(buf, static_cast<size_t>(n));
+  }
+  if (head.empty()) return;                                    // empty or blank
+  if (nl == std::string::npos && head.front() == '{') return;  // a torn first record
+  const auto first = nlohmann::json::parse(head.substr(0, nl), nullptr, false);
+  if (first.is_object() && first.contains("schema_version")) return;
+  throw UsageError(fmt::format(
+      "{} '{}' exists and is not a pmemids result file (its first line is not a pmemids "
+      "record); accepted: a result file to append to, an empty file or a new file's path",
+      what, path));
 }
 
 void create_parent_dirs(const std::string& path, const std::string& what) {

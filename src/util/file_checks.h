@@ -8,7 +8,8 @@
 // with a directory it can be created in; /dev/full, a directory or a FIFO are
 // refused before anything runs, as is a parent directory that cannot be
 // created, with the reason (a read-only file system, no permission).
-// Every refusal is a UsageError "<what> '<path>' ...".
+// A result file (--out of run, micro, crash, sweep) that exists must hold
+// pmemids records. Every refusal is a UsageError "<what> '<path>' ...".
 #pragma once
 
 #include <cstddef>
@@ -45,6 +46,14 @@ std::string read_input_file(const std::string& path, const std::string& what,
 // its missing parent directories) without writing or creating anything; "-"
 // (stdout) always can.
 void check_output_path(const std::string& path, const std::string& what);
+
+// check_output_path for a file of result records (JSON lines), and when it
+// exists and is not empty, its first line must be a pmemids record (a JSON
+// object with "schema_version"; a file holding only a torn first record, no
+// line end yet, may continue): records are never appended to a file of
+// something else (run, micro, crash, sweep --out; reproduce's outputs follow
+// the same rule in python/pmemids_report/outputs.py).
+void check_results_output(const std::string& path, const std::string& what);
 
 // Creates the missing parent directories of `path`; UsageError naming the
 // directory and the reason (e.g. "Read-only file system") when one cannot be.

@@ -1,4 +1,5 @@
-// SIGINT and SIGTERM for the commands that create files (run, crash).
+// SIGINT and SIGTERM for the commands that create files (run, crash, micro;
+// sweep passes them to its children with handlers of its own, sweep/child.h).
 //
 // The handler only records the signal (async-signal-safe: one lock-free atomic
 // store). The main thread and the run's coordinator poll stop_requested() at
@@ -10,6 +11,9 @@
 // A second signal restores the default action and re-raises it: a stuck
 // process can still be stopped, at the price of its files.
 #pragma once
+
+#include <chrono>
+#include <cstdint>
 
 #include "errors.h"
 
@@ -27,5 +31,16 @@ class Interrupted : public Error {
 
 // Throws Interrupted when a stop was requested.
 void throw_if_stopped();
+
+// How often a thread that waits (the run's coordinator, a throttled worker,
+// crash waiting for a check or a workload process) looks for a stop.
+inline constexpr std::chrono::milliseconds kStopPoll{50};
+
+// For long untimed loops (stream generation, loading): throw_if_stopped()
+// every kStopPollItems-th item, so the loop pays one test per item.
+inline constexpr uint64_t kStopPollItems = 4096;
+inline void throw_if_stopped_at(uint64_t item) {
+  if (item % kStopPollItems == 0) throw_if_stopped();
+}
 
 }  // namespace pmemids

@@ -1,8 +1,7 @@
 // Streams of the queue, set and stack operation sets, and how a run's
 // operations are split over its workers (see stream.h).
-#include <unordered_set>
-
 #include "errors.h"
+#include "util/stop_signals.h"
 #include "workload/generators.h"
 #include "workload/stream.h"
 
@@ -12,19 +11,18 @@ namespace {
 constexpr uint64_t kFillSalt = 0x66696c6c2d736574ULL;   // "fill-set"
 constexpr uint64_t kValueSalt = 0x5eed5eed5eed5eedULL;  // as kv streams
 
-// `n` distinct keys of [1, range], in the order drawn (Floyd's sampling).
+// `n` distinct keys of [1, range], in the order drawn (Floyd's sampling; the
+// keys chosen so far in a bitmap of the range: range / 8 bytes).
 std::vector<uint64_t> distinct_keys(uint64_t range, uint64_t n, uint64_t seed) {
   Rng rng(mix64(seed ^ kFillSalt));
-  std::unordered_set<uint64_t> chosen;
-  chosen.reserve(n);
+  std::vector<bool> chosen(range);
   std::vector<uint64_t> out;
   out.reserve(n);
   for (uint64_t j = range - n; j < range; ++j) {
+    throw_if_stopped_at(j);
     uint64_t t = rng.below(j + 1);
-    if (!chosen.insert(t).second) {
-      t = j;
-      chosen.insert(t);
-    }
+    if (chosen[t]) t = j;
+    chosen[t] = true;
     out.push_back(t + 1);
   }
   return out;
@@ -40,6 +38,7 @@ Stream set_stream(const WorkloadSpec& spec, uint64_t seed, const StreamShape& sh
   const double insert = contains + spec.insertproportion;
   st.ops.reserve(shape.operations);
   for (uint64_t i = 0; i < shape.operations; ++i) {
+    throw_if_stopped_at(i);
     const double u = rng.uniform01();
     const OpType t = u < contains ? OpType::kContains
                      : u < insert ? OpType::kInsert
@@ -59,11 +58,15 @@ Stream push_pop_stream(const WorkloadSpec& spec, uint64_t seed, const StreamShap
       .codec = KeyCodec{InsertOrder::kOrdered},
       .values = payload ? ValuePool(spec.fieldlength, seed ^ kValueSalt) : ValuePool(1, seed, 1)};
   st.load_keys.reserve(spec.recordcount);
-  for (uint64_t i = 0; i < spec.recordcount; ++i) st.load_keys.push_back(push_id(-1, i));
+  for (uint64_t i = 0; i < spec.recordcount; ++i) {
+    throw_if_stopped_at(i);
+    st.load_keys.push_back(push_id(-1, i));
+  }
   Rng rng(seed);
   uint64_t pushes = 0;
   st.ops.reserve(shape.operations);
   for (uint64_t i = 0; i < shape.operations; ++i) {
+    throw_if_stopped_at(i);
     bool push = false;
     switch (shape.role) {
       case StreamRole::kProducer:

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "errors.h"
+#include "util/stop_signals.h"
 #include "workload/generators.h"
 #include "workload/key_chooser.h"
 
@@ -32,13 +33,18 @@ Stream stream_base(const WorkloadSpec& spec, uint64_t stream_seed, bool load) {
             .values = ValuePool(spec.fieldlength, stream_seed ^ 0x5eed5eed5eed5eedULL)};
   if (!load) return st;
   st.load_keys.reserve(spec.recordcount);
-  for (uint64_t id = 0; id < spec.recordcount; ++id) st.load_keys.push_back(st.codec.encode(id));
+  for (uint64_t id = 0; id < spec.recordcount; ++id) {
+    throw_if_stopped_at(id);
+    st.load_keys.push_back(st.codec.encode(id));
+  }
   return st;
 }
 
 void check_stream_memory(const WorkloadSpec& spec, uint64_t keys, uint64_t ops) {
-  const double need =
-      static_cast<double>(keys) * sizeof(uint64_t) + static_cast<double>(ops) * sizeof(Op);
+  // A set's fill is drawn with a bitmap of its key range.
+  const double need = static_cast<double>(keys) * sizeof(uint64_t) +
+                      static_cast<double>(ops) * sizeof(Op) +
+                      (spec.op_set() == OpSet::kSet ? static_cast<double>(spec.keyrange) / 8 : 0);
   const double have = physical_memory_bytes();
   if (need > have / 2) {
     const std::string what = spec.op_set() == OpSet::kSet
@@ -99,6 +105,7 @@ Stream kv_stream(const WorkloadSpec& spec, uint64_t stream_seed, const StreamSha
   uint64_t inserted = spec.recordcount;  // local ids
   st.ops.reserve(op_count);
   for (uint64_t i = 0; i < op_count; ++i) {
+    throw_if_stopped_at(i);
     const double u = rng.uniform01();
     int t = 0;
     while (t < kKvTypes - 1 && u >= cut[t]) ++t;

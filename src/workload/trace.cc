@@ -13,12 +13,12 @@
 #include <unordered_set>
 
 #include "errors.h"
+#include "util/escape.h"
 #include "util/file_checks.h"
+#include "util/stop_signals.h"
 
 namespace pmemids {
 namespace {
-
-constexpr const char* kOpNames = "read, update, insert, scan, readmodifywrite, delete";
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -116,8 +116,11 @@ class Parser {
   }
 
  private:
+  // `what` quotes the line: its control bytes (a NUL would cut the message)
+  // and invalid UTF-8 are escaped.
   [[noreturn]] void fail(const std::string& what, const std::string& expected) const {
-    throw UsageError(fmt::format("{}:{}: {}; expected {}", trace_.name, lineno_, what, expected));
+    throw UsageError(fmt::format("{}:{}: {}; expected {}", trace_.name, lineno_,
+                                 escape_control(what), expected));
   }
 
   static constexpr const char* kForms = "'thread,op,key[,scan_length]' or 'op,key[,scan_length]'";
@@ -148,12 +151,17 @@ class Parser {
     return v;
   }
 
+  // An operation of the workload's operation set (operationset=, kv by default).
   OpType op_type(std::string_view s) const {
     const std::string name = lower(s);
-    for (int t = 0; t < kOpTypes; ++t) {
-      if (op_name(static_cast<OpType>(t)) == name) return static_cast<OpType>(t);
+    std::string names;
+    for (OpType t : op_types_of(spec_.op_set())) {
+      if (op_name(t) == name) return t;
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", op_name(t));
     }
-    fail(fmt::format("operation '{}'", s), fmt::format("one of {}", kOpNames));
+    fail(fmt::format("operation '{}'", s),
+         fmt::format("one of {} (the {} operation set's; operationset= names the set)", names,
+                     op_set_name(spec_.op_set())));
   }
 
   const WorkloadSpec& spec_;
@@ -229,6 +237,7 @@ Stream stream_from_trace(const WorkloadSpec& spec, const Trace& trace, int threa
   for (const TraceOp& t : trace.ops) {
     if (thread >= 0 && t.thread != thread) continue;
     const uint64_t i = st.ops.size();
+    throw_if_stopped_at(i);
     const bool writes = t.type == OpType::kInsert || t.type == OpType::kUpdate ||
                         t.type == OpType::kReadModifyWrite;
     st.ops.push_back(Op{.key = t.key,

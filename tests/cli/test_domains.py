@@ -164,10 +164,10 @@ def test_doctor_json_has_a_verdict_per_finding(pmemids, pool_dir):
     assert text.returncode == 0 and "NUMA nodes" in text.stdout
 
 
-def test_doctor_exit_1_on_an_unusable_pool_directory(pmemids, tmp_path):
+def test_doctor_exit_2_on_an_unusable_pool_directory(pmemids, tmp_path):
     missing = tmp_path / "missing"
     r = pmemids("doctor", "--json", "--pool-dir", str(missing))
-    assert r.returncode == 1, r.describe()
+    assert r.returncode == 2, r.describe()  # a configuration error, as in every command
     d = json.loads(r.stdout)
     assert d["pool_dir"]["verdict"] == "fail"
     assert d["pool_dir"]["value"]["path"] == str(missing)

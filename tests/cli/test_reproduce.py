@@ -9,11 +9,15 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO
+
+sys.path.insert(0, str(REPO / "python"))
+from pmemids_report.fields import GROWN_CONFIG_KEYS  # noqa: E402
 
 CLAIMS = REPO / "reproduce"
 E2E_TIMEOUT_S = 300
@@ -189,3 +193,39 @@ def test_from_merged_shards_gives_the_same_numbers(binary, o1, tmp_path):
     ours = lambda text: re.findall(r"^\s+ds=\S+\s+(\S+)\s+(\[[^\]]*\])", text, re.M)  # noqa: E731
     assert ours(p.stdout) == ours(first.stdout) and len(ours(p.stdout)) == 10
     assert not (shards / "verdicts.jsonl").exists()
+
+
+def test_a_claim_over_min_time_records_is_decided(binary, tmp_path, pool_dir):
+    """003-flush's own sweep at the quick scale (--min-time 0.01, 3 repetitions, each its
+    own process), cut to the two ops the claim compares: --min-time grows each
+    repetition's ops_per_thread differently, and the claim must still be decided (it was
+    exit 2: "3 configurations ... differ in ops_per_thread")."""
+    out = tmp_path / "flush.jsonl"
+    s = subprocess.run([str(binary), "sweep", str(REPO / "sweeps/micro/003-fig4.1-4.2-persist.toml"),
+                        "--scale", "quick", "--only", "op=persist,flush", "--out", str(out),
+                        "--pool-dir", str(pool_dir)],
+                       capture_output=True, text=True, timeout=E2E_TIMEOUT_S)
+    assert s.returncode == 0, s.stderr
+    runs = [json.loads(l) for l in out.read_text().splitlines()]
+    runs = [r for r in runs if "metrics" in r and not r.get("aggregate")]
+    assert len(runs) == 2 * 4 * 2 * 3  # op x size (64:*2:512) x pattern x repetitions
+    assert any(r["config"]["ops_per_thread"] > r["config"]["ops_per_thread_asked"] for r in runs)
+    for grown, asked in GROWN_CONFIG_KEYS.items():  # the mapping names keys real records carry
+        assert all(grown in r["config"] and asked in r["config"] for r in runs), (grown, asked)
+    p = reproduce(binary, "003-flush", "--scale", "quick", "--from", out)
+    assert p.returncode == 0, p.stdout + p.stderr
+    m = VERDICT.search(p.stdout)
+    assert m and m.group(1) == "003-flush", p.stdout
+    assert "differ in" not in p.stderr
+
+
+def test_a_claim_file_may_start_with_a_byte_order_mark(binary, tmp_path):
+    """As workload files may (it was "Invalid statement (line 1, column 1)")."""
+    d = tmp_path / "claims"
+    d.mkdir()
+    text = (CLAIMS / "003-flush.toml").read_text()
+    text = text.replace('file = "sweeps/', f'file = "{REPO}/sweeps/')
+    (d / "003-flush.toml").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    p = reproduce(binary, "--list", "--claims", d)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("003-flush ")

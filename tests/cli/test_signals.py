@@ -134,3 +134,99 @@ def test_dry_run_of_a_forced_huge_sweep_prints_as_it_expands(binary, tmp_path):
     finally:
         p.kill()
         p.wait()
+
+
+# ---------------------------------------------------------------------------
+# Issue 29: every command honours a stop within seconds (the bound below is a
+# liveness limit, far above the ~0.1 s these take, not a speed figure).
+
+STOP_BOUND_S = 5
+
+
+def processes_naming(path: Path) -> list[str]:
+    """Live processes (not zombies) whose command line names `path`."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if str(path) in cmd and state != "Z":
+            out.append(f"{proc.name}: {cmd}")
+    return out
+
+
+def stops_within(p: subprocess.Popen, sig: int, lines: list[str], bound: float = STOP_BOUND_S) -> int:
+    p.send_signal(sig)
+    try:
+        return p.wait(timeout=bound)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        pytest.fail(f"still running {bound} s after the signal:\n{''.join(lines)}")
+
+
+def nothing_left(path: Path) -> None:
+    end = time.monotonic() + STOP_BOUND_S  # the checker's group dies with its parent
+    while processes_naming(path) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert processes_naming(path) == []
+
+
+@pytest.mark.parametrize("args", [
+    ["--ds", "btree", "--mode", "pmem-trans", "--points", "all", "-p", "recordcount=5000"],
+    ["--ds", "lflist-tlog", "--points", "all", "-p", "keyrange=20000"],
+    ["--ds", "hashtable", "--mode", "pmem-trans", "--model", "process", "--points", "500",
+     "-p", "recordcount=5000"],
+    ["--ds", "lflist-tlog", "--threads", "2", "--points", "all", "-p", "keyrange=4000"],
+], ids=["btree-trans-all", "lflist-tlog-all", "process-model", "multi-thread"])
+def test_crash_every_point_stops_within_seconds(binary, pool_dir, out_path, args):
+    p, lines = start(binary, "crash", *args, "--pool-dir", str(pool_dir), "--out", str(out_path))
+    end = time.monotonic() + TIMEOUT_S
+    while not any(pool_dir.iterdir()) and time.monotonic() < end and p.poll() is None:
+        time.sleep(0.02)
+    time.sleep(2)  # deep among its points and checks
+    assert p.poll() is None, "".join(lines)
+    assert stops_within(p, signal.SIGTERM, lines) == 143, "".join(lines)
+    assert list(pool_dir.iterdir()) == [], "crash left its work directory"
+    nothing_left(pool_dir)
+    assert read_records(out_path) == []
+
+
+def test_throttled_run_stops_while_it_waits(binary, pool_dir, out_path):
+    p, lines = start(binary, "run", "--ds", "btree", "--mode", "pmem-persist", "--target", "1e-9",
+                     "--duration", "3600", "-p", "recordcount=100", "-p", "operationcount=50",
+                     "--pool-dir", str(pool_dir), "--out", str(out_path))
+    wait_for(lines, "generating", p)
+    time.sleep(1)  # waiting for the second operation, due in 31 years
+    assert stops_within(p, signal.SIGTERM, lines) == 143, "".join(lines)
+    assert list(pool_dir.iterdir()) == []
+    assert read_records(out_path) == []
+
+
+def test_run_stops_while_it_generates_its_stream(binary, pool_dir, out_path):
+    p, lines = start(binary, "run", "--ds", "hashtable", "--mode", "dram", "-p", "recordcount=1000000",
+                     "-p", "operationcount=200000000", "--pool-dir", str(pool_dir),
+                     "--out", str(out_path))
+    wait_for(lines, "generating", p)
+    time.sleep(0.3)
+    assert stops_within(p, signal.SIGTERM, lines) == 143, "".join(lines)
+    assert read_records(out_path) == []
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_reproduce_passes_the_signal_to_its_sweep(binary, tmp_path, pool_dir, sig, code):
+    out = tmp_path / "r"
+    p, lines = start(binary, "reproduce", "003-flush", "--scale", "quick", "--no-report",
+                     "--out", str(out), "--pool-dir", str(pool_dir))
+    end = time.monotonic() + TIMEOUT_S  # the sweep is running a configuration
+    while not any(pool_dir.glob("sweep-*")) and time.monotonic() < end and p.poll() is None:
+        time.sleep(0.02)
+    assert p.poll() is None and any(pool_dir.glob("sweep-*")), "".join(lines)
+    assert stops_within(p, sig, lines) == code, "".join(lines)
+    nothing_left(pool_dir)
+    assert list(pool_dir.iterdir()) == [], "the sweep's pool directory was left"
+    assert "Traceback" not in "".join(lines)

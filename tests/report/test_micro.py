@@ -107,3 +107,21 @@ def test_micro_records_count_as_repetitions_and_skips_are_listed(rendered):
 def test_no_micro_records_no_micro_figures():
     assert micro.select(micro.points(read_records([str(FIXTURES / "single.jsonl")]))) == []
     assert micro.select(pd.DataFrame()) == []
+
+
+def test_repetitions_min_time_grew_apart_are_one_point(tmp_path):
+    """Fails on the old code: each repetition's --min-time growth of ops_per_thread made its
+    own point, drawn at the grown count; the point is the count asked (fields.GROWN_CONFIG_KEYS)."""
+    lines = [line for line in fixture_lines("micro.jsonl")
+             if line.get("config", {}).get("bench") == "lock" and line["config"].get("kind") == "micro"]
+    assert lines
+    records = []
+    for rep, grown in enumerate((65000, 70000, 90000)):
+        line = json.loads(json.dumps(lines[0]))
+        line["config"].update(repetition=rep, ops_per_thread=grown, ops_per_thread_asked=100, min_time=0.25)
+        records.append(line)
+    p = tmp_path / "grown.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in records))
+    pts = micro.points(read_records([str(p)]))
+    assert len(pts) == 1 and pts["n"].iloc[0] == 3 and pts["ops_per_thread"].iloc[0] == 100
+    assert "ops_per_thread_asked" not in pts.columns

@@ -101,6 +101,11 @@ class TestQueueT {
     b.seal(root_, sizeof(Root));
     attach();
   }
+  ~TestQueueT() {
+    if constexpr (!B::kDurable) b_.free(root_->ring);
+  }
+  TestQueueT(const TestQueueT&) = delete;
+  TestQueueT& operator=(const TestQueueT&) = delete;
 
   Handle handle(int t) { return Handle{{this, t}}; }
 
@@ -244,6 +249,11 @@ class TestSetT {
     typename Slab<B>::Cursor c;
     if (slab_->alloc(c) != kHead) throw std::logic_error("test-set: head misplaced");
   }
+  ~TestSetT() {
+    if constexpr (!B::kDurable) b_.free(slab_->array());
+  }
+  TestSetT(const TestSetT&) = delete;
+  TestSetT& operator=(const TestSetT&) = delete;
 
   Handle handle(int t) { return Handle{{this, t}}; }
 

@@ -27,6 +27,23 @@ class OpSetOracle : public ::testing::Test {
                      .queueslots = 16,
                      .slotsize = 64};
   }
+  // Constructs the structure in `b`, runs body(ds) and destroys it. dram and
+  // pmem-volatile keep nothing: destroying a structure must free every object
+  // it allocated (VolatileLifetimeTest checks the kv structures, oracle_test.cc).
+  template <class DS, class B, class Body>
+  void run_structure(B& b, const DsOptions& o, Body&& body) {
+    const CostCounters before = tl_costs;
+    {
+      DS ds(b, o);
+      body(ds);
+    }
+    if constexpr (!B::kDurable) {
+      CostCounters d = tl_costs;
+      d -= before;
+      EXPECT_GT(d.allocs, 0u);
+      EXPECT_EQ(d.allocs, d.frees) << "objects left allocated when the structure was destroyed";
+    }
+  }
 };
 
 std::string payload(uint64_t n) {
@@ -46,38 +63,39 @@ TYPED_TEST(QueueOracle, ExactFifoWithFullAndEmpty) {
   using DS = typename TypeParam::DS;
   const DsOptions o = this->options();
   B b(this->dir_.spec(DS::kName, B::kMode));
-  DS ds(b, o);
-  auto h = ds.handle(0);
-  std::deque<std::pair<uint64_t, std::string>> oracle;
-  Rng rng(5);
-  char out[24];
-  uint64_t next = 1;
-  for (int i = 0; i < 3000; ++i) {
-    // Phases that fill the ring and drain it, so both limits are reached.
-    const double push_share = (i / 200) % 2 == 0 ? 0.7 : 0.3;
-    if (rng.uniform01() < push_share) {
-      const std::string v = payload(next);
-      const bool ok = h.push(next, v.data());
-      ASSERT_EQ(ok, oracle.size() < o.queueslots) << "push " << i;
-      if (ok) oracle.emplace_back(next++, v);
-    } else {
-      uint64_t id = 0;
-      const bool ok = h.pop(id, out);
-      ASSERT_EQ(ok, !oracle.empty()) << "pop " << i;
-      if (ok) {
-        ASSERT_EQ(id, oracle.front().first) << "pop " << i;
-        ASSERT_EQ(std::string(out, 24), oracle.front().second) << "pop " << i;
-        oracle.pop_front();
+  this->template run_structure<DS>(b, o, [&](DS& ds) {
+    auto h = ds.handle(0);
+    std::deque<std::pair<uint64_t, std::string>> oracle;
+    Rng rng(5);
+    char out[24];
+    uint64_t next = 1;
+    for (int i = 0; i < 3000; ++i) {
+      // Phases that fill the ring and drain it, so both limits are reached.
+      const double push_share = (i / 200) % 2 == 0 ? 0.7 : 0.3;
+      if (rng.uniform01() < push_share) {
+        const std::string v = payload(next);
+        const bool ok = h.push(next, v.data());
+        ASSERT_EQ(ok, oracle.size() < o.queueslots) << "push " << i;
+        if (ok) oracle.emplace_back(next++, v);
+      } else {
+        uint64_t id = 0;
+        const bool ok = h.pop(id, out);
+        ASSERT_EQ(ok, !oracle.empty()) << "pop " << i;
+        if (ok) {
+          ASSERT_EQ(id, oracle.front().first) << "pop " << i;
+          ASSERT_EQ(std::string(out, 24), oracle.front().second) << "pop " << i;
+          oracle.pop_front();
+        }
+      }
+      if (i % 100 == 0) {
+        ASSERT_EQ(ds.check(), oracle.size());
+        std::vector<uint64_t> listed;
+        ds.for_each([&](uint64_t id, const char*) { listed.push_back(id); });
+        ASSERT_EQ(listed.size(), oracle.size());
+        for (size_t k = 0; k < listed.size(); ++k) ASSERT_EQ(listed[k], oracle[k].first);
       }
     }
-    if (i % 100 == 0) {
-      ASSERT_EQ(ds.check(), oracle.size());
-      std::vector<uint64_t> listed;
-      ds.for_each([&](uint64_t id, const char*) { listed.push_back(id); });
-      ASSERT_EQ(listed.size(), oracle.size());
-      for (size_t k = 0; k < listed.size(); ++k) ASSERT_EQ(listed[k], oracle[k].first);
-    }
-  }
+  });
 }
 
 template <class P>
@@ -91,38 +109,39 @@ TYPED_TEST(SetOracle, MatchesStdSet) {
   using DS = typename TypeParam::DS;
   const DsOptions o = this->options();
   B b(this->dir_.spec(DS::kName, B::kMode));
-  DS ds(b, o);
-  auto h = ds.handle(0);
-  std::set<uint64_t> oracle;
-  Rng rng(9);
-  for (int i = 0; i < 5000; ++i) {
-    const uint64_t key = 1 + rng.below(o.keyrange);
-    switch (rng.below(3)) {
-      case 0:
-        ASSERT_EQ(h.insert(key), oracle.insert(key).second) << "insert " << i;
-        break;
-      case 1:
-        ASSERT_EQ(h.remove(key), oracle.erase(key) == 1) << "delete " << i;
-        break;
-      case 2:
-        ASSERT_EQ(h.contains(key), oracle.count(key) == 1) << "contains " << i;
-        break;
+  this->template run_structure<DS>(b, o, [&](DS& ds) {
+    auto h = ds.handle(0);
+    std::set<uint64_t> oracle;
+    Rng rng(9);
+    for (int i = 0; i < 5000; ++i) {
+      const uint64_t key = 1 + rng.below(o.keyrange);
+      switch (rng.below(3)) {
+        case 0:
+          ASSERT_EQ(h.insert(key), oracle.insert(key).second) << "insert " << i;
+          break;
+        case 1:
+          ASSERT_EQ(h.remove(key), oracle.erase(key) == 1) << "delete " << i;
+          break;
+        case 2:
+          ASSERT_EQ(h.contains(key), oracle.count(key) == 1) << "contains " << i;
+          break;
+      }
+      if (i % 250 == 0) {
+        ASSERT_EQ(ds.check(), oracle.size());
+        std::vector<uint64_t> listed;
+        ds.for_each([&](uint64_t k) { listed.push_back(k); });
+        ASSERT_EQ(listed, std::vector<uint64_t>(oracle.begin(), oracle.end()));
+      }
     }
-    if (i % 250 == 0) {
-      ASSERT_EQ(ds.check(), oracle.size());
-      std::vector<uint64_t> listed;
-      ds.for_each([&](uint64_t k) { listed.push_back(k); });
-      ASSERT_EQ(listed, std::vector<uint64_t>(oracle.begin(), oracle.end()));
-    }
-  }
-  // The extreme keys next to the sentinels.
-  const uint64_t top = std::numeric_limits<uint64_t>::max() - 1;
-  EXPECT_TRUE(h.insert(top));
-  EXPECT_TRUE(h.contains(top));
-  EXPECT_FALSE(h.insert(top));
-  EXPECT_TRUE(h.remove(top));
-  EXPECT_FALSE(h.contains(top));
-  EXPECT_EQ(ds.check(), oracle.size());
+    // The extreme keys next to the sentinels.
+    const uint64_t top = std::numeric_limits<uint64_t>::max() - 1;
+    EXPECT_TRUE(h.insert(top));
+    EXPECT_TRUE(h.contains(top));
+    EXPECT_FALSE(h.insert(top));
+    EXPECT_TRUE(h.remove(top));
+    EXPECT_FALSE(h.contains(top));
+    EXPECT_EQ(ds.check(), oracle.size());
+  });
 }
 
 template <class P>
@@ -138,31 +157,32 @@ TYPED_TEST(StackOracle, ExactLifo) {
   o.capacity = 64;
   o.combining.poolnodes = 64;  // the node pool of seed 004's stacks
   B b(this->dir_.spec(DS::kName, B::kMode));
-  DS ds(b, o);
-  auto&& h = worker_target(ds, 0);
-  std::vector<uint64_t> oracle;
-  Rng rng(3);
-  uint64_t next = 1;
-  for (int i = 0; i < 2000; ++i) {
-    if (rng.uniform01() < ((i / 150) % 2 == 0 ? 0.65 : 0.35)) {
-      const bool ok = h.push(next);
-      ASSERT_EQ(ok, oracle.size() < o.capacity) << "push " << i;
-      if (ok) oracle.push_back(next++);
-    } else {
-      uint64_t id = 0;
-      ASSERT_EQ(h.pop(id), !oracle.empty()) << "pop " << i;
-      if (!oracle.empty()) {
-        ASSERT_EQ(id, oracle.back()) << "pop " << i;
-        oracle.pop_back();
+  this->template run_structure<DS>(b, o, [&](DS& ds) {
+    auto&& h = worker_target(ds, 0);
+    std::vector<uint64_t> oracle;
+    Rng rng(3);
+    uint64_t next = 1;
+    for (int i = 0; i < 2000; ++i) {
+      if (rng.uniform01() < ((i / 150) % 2 == 0 ? 0.65 : 0.35)) {
+        const bool ok = h.push(next);
+        ASSERT_EQ(ok, oracle.size() < o.capacity) << "push " << i;
+        if (ok) oracle.push_back(next++);
+      } else {
+        uint64_t id = 0;
+        ASSERT_EQ(h.pop(id), !oracle.empty()) << "pop " << i;
+        if (!oracle.empty()) {
+          ASSERT_EQ(id, oracle.back()) << "pop " << i;
+          oracle.pop_back();
+        }
+      }
+      if (i % 100 == 0) {
+        ASSERT_EQ(ds.check(), oracle.size());
+        std::vector<uint64_t> listed;
+        ds.for_each([&](uint64_t id) { listed.push_back(id); });
+        ASSERT_EQ(listed, std::vector<uint64_t>(oracle.rbegin(), oracle.rend()));
       }
     }
-    if (i % 100 == 0) {
-      ASSERT_EQ(ds.check(), oracle.size());
-      std::vector<uint64_t> listed;
-      ds.for_each([&](uint64_t id) { listed.push_back(id); });
-      ASSERT_EQ(listed, std::vector<uint64_t>(oracle.rbegin(), oracle.rend()));
-    }
-  }
+  });
 }
 
 // Durable fixtures: a reopened pool holds what was acknowledged.

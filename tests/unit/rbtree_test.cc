@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -263,14 +264,17 @@ TYPED_TEST(RBTreeTest, CheckCatchesUnequalBlackHeights) {
   this->sequential(300);
   // Cut a black leaf off its parent: one path loses a black node, no colour
   // pattern changes.
+  std::function<void()> restore;
   const bool planted = A::find(this->ds_, [&](auto* n, auto* parent, int side, int) {
     if (parent == nullptr || n->red || n->child[0] || n->child[1]) return false;
+    restore = [parent, side, leaf = parent->child[side]] { parent->child[side] = leaf; };
     A::cut(this->ds_, parent, side);
     return true;
   });
   ASSERT_TRUE(planted);
   EXPECT_THROW(this->ds_.check(), InvariantViolation);
   EXPECT_NE(this->check_message().find("black height"), std::string::npos) << this->check_message();
+  restore();  // the leaf back: the destructor frees every node
 }
 
 TYPED_TEST(RBTreeTest, CheckCatchesAKeyOutsideAnAncestorsRange) {

@@ -204,7 +204,8 @@ def load(path: Path) -> Claim:
         return ClaimError(f"{path}: {what}")
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        # utf-8-sig: a byte order mark is read as workload files read it
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as e:
         raise fail(f"cannot read: {e}") from e
     except tomllib.TOMLDecodeError as e:

@@ -14,9 +14,19 @@ over those records, with rounds added until the claim is decided (rounds.py); th
 verdict is printed and appended to DIR/S/verdicts.jsonl. At the end the report of
 DIR/S (figures and the reproduction page) is written to DIR/S/report/.
 
+Before a sweep runs, --out must be a directory or creatable (not a file, not on a
+read-only file system), and each file records are appended to (the sweeps' outputs,
+verdicts.jsonl) absent, empty or a pmemids result file (outputs.py).
+
+Signals: each `pmemids sweep` runs in a process group of its own; SIGINT and SIGTERM
+to this process are passed to that group, and this process waits for the sweep, which
+stops its run, removes the run's pool directory and records nothing for it (exactly
+the sweep's own handling), then exits 130 (SIGINT) or 143 (SIGTERM).
+
 Exit codes: 0 every asked claim got a verdict (whatever it is); 2 bad arguments, a claim
-file that does not validate (--check: any), or a sweep that refuses its file; 1 a
-runtime failure (the binary or a sweep could not run); 130 interrupted.
+file that does not validate (--check: any), an unusable --out, or a sweep that refuses
+its file; 1 a runtime failure (the binary or a sweep could not run); 130 or 143
+interrupted.
 """
 
 from __future__ import annotations
@@ -26,12 +36,14 @@ import json
 import math
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from .. import load
+from .. import load, outputs
+from ..outputs import non_empty
 from ..stats import DEFAULTS
 from . import claims as claims_mod
 from . import rounds as rounds_mod
@@ -49,7 +61,9 @@ class UsageError(Exception):
 
 
 class Interrupted(Exception):
-    pass
+    def __init__(self, sig: int = signal.SIGINT):
+        super().__init__(signal.Signals(sig).name)
+        self.sig = int(sig)
 
 
 def claims_dir() -> Path:
@@ -74,12 +88,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--all", action="store_true", help="every claim")
     p.add_argument("--scale", default="default", choices=SCALES,
                    help="the sweeps' scale: quick (about a minute per claim), default, paper")
-    p.add_argument("--out", type=Path, default=Path("results/reproduce"), metavar="DIR",
+    p.add_argument("--out", type=non_empty(Path), default=Path("results/reproduce"), metavar="DIR",
                    help="records, verdicts and report go to DIR/<scale>/ (default results/reproduce)")
     p.add_argument("--from", dest="sources", action="append", metavar="FILE|DIR",
                    help="evaluate these records (e.g. a directory of merged shards) instead of "
                         "running sweeps; repeatable")
-    p.add_argument("--pool-dir", metavar="DIR", help="passed to pmemids sweep")
+    p.add_argument("--pool-dir", type=non_empty(str), metavar="DIR", help="passed to pmemids sweep")
     p.add_argument("--claims", type=Path, metavar="DIR", help="claim files (default <repo>/reproduce)")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
     rounds_mod.add_arguments(p)
@@ -293,16 +307,57 @@ class Runner:
                 cmd += ["--pool-dir", self.pool_dir]
             print(f"{PROG}: {claim.id}: pmemids sweep {s.written} --scale {self.scale} --out {out} "
                   + " ".join([*s.only_args(), *extra]), file=sys.stderr, flush=True)
-            try:
-                code = subprocess.call(cmd, stdout=sys.stderr)
-            except OSError as e:
-                raise RuntimeError(f"cannot run {self.bin}: {e}") from e
-            if code == 130 or code < 0:
-                raise Interrupted()
+            code = run_in_own_group(cmd, self.bin)
+            if code in (130, 143) or code < 0:
+                raise Interrupted(code - 128 if code > 0 else -code)
             if code == 2:
                 raise UsageError(f"{claim.path}: pmemids sweep {s.written} refused its file (exit 2)")
             self.done.add(key)  # 0, or 1: some configurations failed; they are recorded as such
         return files
+
+
+def run_in_own_group(cmd: list[str], bin_path: str) -> int:
+    """Runs cmd in a process group of its own, its stdout to our stderr; SIGINT and SIGTERM
+    arriving meanwhile are passed to that group (the sweep then stops its run, removes its
+    pool directory and exits 128 + the signal), and we wait for it. Its exit code (negative:
+    killed by that signal); a signal that came while nothing could receive it is raised as
+    Interrupted once the child is done."""
+    got: list[int] = []
+    proc: subprocess.Popen | None = None
+
+    def forward(sig, _frame):
+        got.append(sig)
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    before = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        try:
+            proc = subprocess.Popen(cmd, stdout=sys.stderr, stdin=subprocess.DEVNULL,
+                                    process_group=0)
+        except OSError as e:
+            raise RuntimeError(f"cannot run {bin_path}: {e}") from e
+        if got:  # arrived while it was being started
+            os.killpg(proc.pid, got[0])
+        code = proc.wait()
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    if got and code not in (130, 143) and code >= 0:
+        raise Interrupted(got[0])
+    return code
+
+
+def check_outputs(out: Path, files: list[Path]) -> None:
+    """--out DIR/<scale> usable and every file records go to appendable (outputs.py), before
+    anything runs."""
+    outputs.check_dir("--out", out.parent)
+    outputs.check_dir("--out", out)
+    for f in files:
+        outputs.check_results_file("--out", f)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -325,13 +380,13 @@ def main(argv: list[str] | None = None) -> int:
     except (ClaimError, UsageError, load.ReportError, EvaluationError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    except Interrupted:
-        print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+    except Interrupted as e:
+        print(f"{PROG}: interrupted ({e}); run the same command again to resume", file=sys.stderr)
+        return 128 + e.sig
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)
         return 130
-    except RuntimeError as e:
+    except (RuntimeError, OSError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 1
 
@@ -344,12 +399,19 @@ def _scale_reason(claim: Claim, scale: str) -> str | None:
 
 def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int:
     out = args.out / args.scale
+    runner = Runner(bin_path, out, args.scale, args.pool_dir)
     sources = None
     if args.sources:
         sources = [str(p) for p in load.expand_inputs(args.sources)]
     else:
-        out.mkdir(parents=True, exist_ok=True)
-    runner = Runner(bin_path, out, args.scale, args.pool_dir)
+        check_outputs(out, [out / "verdicts.jsonl"] +
+                      [runner.output(s.file) for c in chosen for s in c.sweeps])
+        if args.pool_dir is not None:
+            outputs.check_existing_dir("--pool-dir", Path(args.pool_dir))
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"--out {args.out}: cannot create '{out}': {e.strerror}") from e
     design = rounds_mod.design_of(args)
     verdicts = []
     for claim in chosen:

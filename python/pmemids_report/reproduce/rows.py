@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import micro, stats
-from ..fields import GROWN_CONFIG_KEYS
+from ..fields import asked_config
 from ..load import Record
 from . import predicate
 
@@ -90,13 +90,10 @@ def _sweep_index(data: dict) -> float:
 
 def _micro_row(r: Record) -> dict:
     """A micro record as a run row: its point's identity in columns (bench included), with
-    the value asked of what --min-time grows (fields.GROWN_CONFIG_KEYS)."""
+    the value asked of what --min-time grows (fields.asked_config)."""
     config = r.data["config"]
     identity = {k: json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else v
-                for k, v in config.items() if k not in micro.NOT_IDENTITY}
-    for grown, asked in GROWN_CONFIG_KEYS.items():
-        if asked in config:  # grown on its own per repetition: the point is the value asked
-            identity[grown] = config[asked]
+                for k, v in asked_config(config).items() if k not in micro.NOT_IDENTITY}
     identity.update({k: r.data["context"].get(k) for k in stats.CONTEXT_IDENTITY})
     row = dict(identity)
     row.update(config=identity, config_id=json.dumps(identity, sort_keys=True, default=str),
