@@ -208,7 +208,7 @@ def test_a_claim_over_min_time_records_is_decided(binary, tmp_path, pool_dir):
     assert s.returncode == 0, s.stderr
     runs = [json.loads(l) for l in out.read_text().splitlines()]
     runs = [r for r in runs if "metrics" in r and not r.get("aggregate")]
-    assert len(runs) == 2 * 4 * 2 * 3  # op x size (64:*2:512) x pattern x repetitions
+    assert len(runs) == 2 * 7 * 2 * 3  # op x size (8:*2:512) x pattern x repetitions
     assert any(r["config"]["ops_per_thread"] > r["config"]["ops_per_thread_asked"] for r in runs)
     for grown, asked in GROWN_CONFIG_KEYS.items():  # the mapping names keys real records carry
         assert all(grown in r["config"] and asked in r["config"] for r in runs), (grown, asked)
