@@ -2,10 +2,11 @@
 # The whole test suite: installs what is missing, builds, runs the GoogleTest
 # suites through ctest, the thread-mode suites again under ThreadSanitizer
 # (a race or lock misuse fails the run), the structure, backend and workload
-# suites and the crash runs of every durable (structure, mode) again under
-# AddressSanitizer and UndefinedBehaviorSanitizer (pmemids_asan_tests, built
-# apart in build-asan/ without the structure registries; any error, leak
-# included, fails the run; the subset: docs/hostile.md, Sanitizers), the
+# suites (only there) and the crash runs of every durable (structure, mode)
+# again under AddressSanitizer and UndefinedBehaviorSanitizer
+# (pmemids_asan_tests, built apart in build-asan/ without the structure
+# registries, two shards at once; any error, leak included, fails the run; the
+# subset: docs/hostile.md, Sanitizers), the
 # parsers' fuzz targets for a bounded time (libFuzzer, ASan, UBSan;
 # PMEMIDS_FUZZ_SECONDS each, default 20), every claim file of `pmemids
 # reproduce` validated, then the CLI tests (hostile input, flipped pool bytes
@@ -19,8 +20,16 @@ scripts/build.sh release
 scripts/build.sh tsan pmemids_thread_tests
 PMEM_IS_PMEM_FORCE=1 TSAN_OPTIONS="halt_on_error=1" build-tsan/pmemids_thread_tests --gtest_brief=1
 scripts/build.sh asan pmemids_asan_tests
-PMEM_IS_PMEM_FORCE=1 ASAN_OPTIONS="halt_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-  build-asan/pmemids_asan_tests --gtest_brief=1 --gtest_filter='-CrashChecker.*:*EveryPoint*'
+asan_pids=()
+for shard in 0 1; do
+  GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$shard PMEM_IS_PMEM_FORCE=1 ASAN_OPTIONS="halt_on_error=1" \
+    UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+    build-asan/pmemids_asan_tests --gtest_brief=1 --gtest_filter='-CrashChecker.*:*EveryPoint*' &
+  asan_pids+=($!)
+done
+asan_failed=0
+for pid in "${asan_pids[@]}"; do wait "$pid" || asan_failed=1; done
+[ "$asan_failed" -eq 0 ] || { echo "test.sh: the ASan+UBSan suites failed (output above)" >&2; exit 1; }
 scripts/build.sh fuzz
 fuzz_work=$(mktemp -d)
 trap 'rm -rf "$fuzz_work"' EXIT
