@@ -25,6 +25,7 @@
 #include "sweep/sweep_file.h"
 #include "sweep/validate.h"
 #include "util/file_checks.h"
+#include "util/shipped_files.h"
 
 namespace pmemids {
 namespace {
@@ -123,8 +124,12 @@ sweep::RunKeys keys_for(const std::vector<std::string>& command, const std::stri
 }
 
 void sweep_main(const SweepOptions& o) {
-  const sweep::RunKeys keys = keys_for(sweep::read_sweep_command(o.file), o.file);
-  const sweep::SweepSpec spec = sweep::parse_sweep_file(o.file, o.scale, keys);
+  const ShippedFile file = locate_shipped(o.file, ShippedKind::kSweep);
+  const sweep::RunKeys keys = keys_for(sweep::read_sweep_command(file.path), o.file);
+  sweep::SweepSpec spec = sweep::parse_sweep_file(file.path, o.scale, keys);
+  spec.file = o.file;
+  spec.path = file.path;
+  spec.hash = file.hash;
   const sweep::Shard shard = o.shard.empty() ? sweep::Shard{} : sweep::parse_shard(o.shard);
   std::vector<sweep::OnlyTerm> only;
   for (const auto& t : o.only) only.push_back(sweep::parse_only(t));

@@ -308,8 +308,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
         line.replace(at, pools.size(), base);
       if (warned.insert(line).second) fmt::print(log, "{}\n", line);
     }
-    SweepInfo info{spec.file,      spec.scale,   c->id,        c->index,
-                   configs.size(), u.repetition, u.repetitions};
+    SweepInfo info{spec.file,    spec.scale,    c->id,     c->index, configs.size(),
+                   u.repetition, u.repetitions, spec.path, spec.hash};
     std::string data;
     std::string rate;  // " 245.1 Kops/s": this run's throughput, when it ran
     if (o.status == Status::kOk) {

@@ -36,6 +36,8 @@ struct SweepInfo {
   size_t total = 0;
   int repetition = -1;  // interleaved: this group's repetition; -1: all of them
   int repetitions = 1;
+  std::string path;  // the sweep file read, absolute, and its content hash ("" if none)
+  std::string hash;
 };
 
 // The run's output: JSON objects, one per line. Throws std::runtime_error when

@@ -158,6 +158,7 @@ class Claim:
     path: Path
     requires: tuple[Requirement, ...] = ()
     seed_cpu: str | None = None
+    files: tuple[dict, ...] = ()     # the claim and sweep files used: path, hash (cli.resolve_files)
 
     def metrics(self) -> set[str]:
         return {c.check.metric for c in (*self.checks, *self.requires)}

@@ -21,6 +21,7 @@ runtime failure (the binary or a sweep could not run); 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -51,13 +52,40 @@ class Interrupted(Exception):
     pass
 
 
-def claims_dir() -> Path:
-    source = os.environ.get("PMEMIDS_SOURCE_DIR")
-    return Path(source) / "reproduce" if source else REPO / "reproduce"
-
-
 def binary() -> str:
     return os.environ.get("PMEMIDS_BIN") or str(REPO / "build" / "pmemids")
+
+
+def locate(kind: str, names: list[str], referrer: Path | None = None) -> list[dict]:
+    """Where the binary's one rule for shipped files (src/util/shipped_files.h: the
+    current directory, then $PMEMIDS_DATA, then the installed share directory or the
+    source tree) finds each name: dicts with path and hash. Its warnings (a name found
+    in two places with different contents) are passed on; a name found nowhere is a
+    UsageError listing the places searched."""
+    cmd = [binary(), "locate", kind, *names] + (["--from", str(referrer)] if referrer else [])
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except OSError as e:
+        raise RuntimeError(f"cannot run {cmd[0]}: {e}") from e
+    if p.returncode != 0:
+        raise UsageError(p.stderr.strip().removeprefix("pmemids: error: ") or f"exit {p.returncode}")
+    sys.stderr.write(p.stderr)
+    return [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+
+
+def claims_dir() -> Path:
+    return Path(locate("claim", ["reproduce"])[0]["path"])
+
+
+def resolve_files(claim: Claim) -> Claim:
+    """The claim with its sweep files as the shipped-file rule finds them (a local
+    sweeps/ copy first), and `files`: the claim and sweep files used, path and hash."""
+    own = locate("claim", [str(Path(claim.path).resolve())])[0]
+    found = locate("sweep", [s.written for s in claim.sweeps], referrer=claim.path)
+    sweeps = tuple(dataclasses.replace(s, file=Path(f["path"])) for s, f in zip(claim.sweeps, found))
+    files = [{"path": own["path"], "hash": own["hash"]},
+             *({"path": f["path"], "hash": f["hash"]} for f in found)]
+    return dataclasses.replace(claim, sweeps=sweeps, files=tuple(files))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -79,7 +107,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="evaluate these records (e.g. a directory of merged shards) instead of "
                         "running sweeps; repeatable")
     p.add_argument("--pool-dir", metavar="DIR", help="passed to pmemids sweep")
-    p.add_argument("--claims", type=Path, metavar="DIR", help="claim files (default <repo>/reproduce)")
+    p.add_argument("--claims", type=Path, metavar="DIR",
+                   help="claim files (default: reproduce/ found as shipped files are: the current "
+                        "directory, $PMEMIDS_DATA, the installed share directory or the source tree)")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
     args = p.parse_args(argv)
     if args.list and (args.ids or args.all or args.check):
@@ -325,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("\n".join(inventory.coverage(entries, all_claims)))
             return 0
         chosen = all_claims if args.all or not args.ids else select_claims(all_claims, args.ids)
+        chosen = [resolve_files(c) for c in chosen]
         if args.check:
             return check_claims(chosen, machine, bin_path)
         return reproduce(chosen, args, machine, bin_path)
