@@ -97,9 +97,11 @@ void dry_run(const sweep::SweepSpec& spec, const sweep::RunKeys& keys, const Con
     }
     recorded = fmt::format(", {} already recorded in {}", n, out);
   }
-  fmt::print(stderr, "pmemids: sweep {} (scale {}): {} configurations{}{} (at least {})\n",
+  fmt::print(stderr,
+             "pmemids: sweep {} (scale {}): {} configurations{}{} (at least {}; expected about "
+             "{} on a 2-core machine, src/sweep/estimate.h)\n",
              spec.file, spec.scale, est.configurations, part, recorded,
-             sweep::format_duration(est.min_seconds));
+             sweep::format_estimate(est.min_seconds), sweep::format_estimate(est.expected_seconds));
 }
 
 // The keys of the command a sweep file runs: `run`, or `micro <bench>`.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "errors.h"
@@ -19,13 +21,33 @@ double number(const Configuration& c, const char* key, double otherwise) {
   return std::strtod(value_text(*v).c_str(), nullptr);
 }
 
+double property(const Configuration& c, const char* key, double otherwise) {
+  const Value* v = c.property(key);
+  if (v == nullptr) return otherwise;
+  if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(v)) return *d;
+  return std::strtod(value_text(*v).c_str(), nullptr);
+}
+
 void add(SweepEstimate& e, const Configuration& c) {
   const double reps = number(c, "repeat", 1) + number(c, "warmup", 0);
-  e.min_seconds += kRunSeconds + reps * (kRepetitionSeconds + number(c, "duration", 0));
+  const double bound = std::max(number(c, "duration", 0), number(c, "min-time", 0));
+  e.min_seconds += kRunSeconds + reps * (kRepetitionSeconds + bound);
+  // Workload files' own counts are not read here: the defaults of `run` stand in.
+  const double phase = bound > 0 ? bound : property(c, "operationcount", 1000) * kExpectedOpSeconds;
+  e.expected_seconds +=
+      kRunSeconds + reps * (kExpectedRepetitionSeconds + kExpectedPhaseFactor * phase +
+                            property(c, "recordcount", 1000) * kExpectedLoadSeconds);
   ++e.configurations;
 }
 
 }  // namespace
+
+std::string format_estimate(double seconds) {
+  if (seconds < 120) return fmt::format("{:.0f} s", std::ceil(seconds));
+  if (seconds < 90 * 60) return fmt::format("{:.1f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
 
 SweepEstimate estimate(const SweepSpec& spec) {
   SweepEstimate e;

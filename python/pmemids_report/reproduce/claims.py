@@ -166,8 +166,18 @@ class Claim:
     def runnable_at(self, scale: str) -> bool:
         return scale in self.scales
 
-    def list_line(self) -> str:
-        times = " / ".join(f"{s} {_minutes(self.minutes[s])}" for s in self.scales if s in self.minutes)
+    def list_line(self, estimates: dict | None = None) -> str:
+        """Per scale the measured minutes, or `estimates[(id, scale)]` (expected minutes,
+        shown with a ~) when there are none or the estimate is longer."""
+        estimates = estimates or {}
+
+        def time(s: str) -> str | None:
+            measured, expected = self.minutes.get(s), estimates.get((self.id, s))
+            if expected is not None and (measured is None or expected > measured):
+                return f"{s} ~{_minutes(expected)}"
+            return None if measured is None else f"{s} {_minutes(measured)}"
+
+        times = " / ".join(t for t in map(time, self.scales) if t)
         return (f"{self.id}  seed {self.seed} {self.section}: {self.claim}  "
                 f"[needs {self.needs.text()}; cause {', '.join(self.cause)}]  {times}")
 
@@ -176,7 +186,7 @@ def _minutes(m: float) -> str:
     if m < 1:
         return "<1m"
     if m < 90:
-        return f"{m:g}m"
+        return f"{m:.2g}m"
     return f"{m / 60:.3g}h"
 
 

@@ -25,10 +25,12 @@ import dataclasses
 import json
 import math
 import os
+import re
 import shlex
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .. import load
@@ -36,7 +38,7 @@ from ..stats import DEFAULTS
 from . import claims as claims_mod
 from . import rows as rows_mod
 from . import verdict as verdict_mod
-from .claims import SCALES, Claim, ClaimError, Needs
+from .claims import SCALES, Claim, ClaimError, Needs, SweepRef
 from .evaluate import EvaluationError, matches
 from .machine import Machine
 
@@ -81,10 +83,14 @@ def resolve_files(claim: Claim) -> Claim:
     """The claim with its sweep files as the shipped-file rule finds them (a local
     sweeps/ copy first), and `files`: the claim and sweep files used, path and hash."""
     own = locate("claim", [str(Path(claim.path).resolve())])[0]
-    found = locate("sweep", [s.written for s in claim.sweeps], referrer=claim.path)
-    sweeps = tuple(dataclasses.replace(s, file=Path(f["path"])) for s, f in zip(claim.sweeps, found))
-    files = [{"path": own["path"], "hash": own["hash"]},
-             *({"path": f["path"], "hash": f["hash"]} for f in found)]
+    # A claim waiting for a command names a sweep that ships with it (claims.load let it
+    # be missing): it stays as written.
+    shipped = [s for s in claim.sweeps if Path(s.file).is_file()]
+    found = {s.written: f for s, f in zip(shipped, locate(
+        "sweep", [s.written for s in shipped], referrer=claim.path) if shipped else [])}
+    sweeps = tuple(dataclasses.replace(s, file=Path(found[s.written]["path"]))
+                   if s.written in found else s for s in claim.sweeps)
+    files = [{"path": f["path"], "hash": f["hash"]} for f in (own, *found.values())]
     return dataclasses.replace(claim, sweeps=sweeps, files=tuple(files))
 
 
@@ -136,12 +142,49 @@ def select_claims(all_claims: list[Claim], ids: list[str]) -> list[Claim]:
     return list({c.id: c for c in out}.values())
 
 
-def list_claims(all_claims: list[Claim], machine: Machine) -> None:
+_EXPECTED = re.compile(r"expected about ([0-9.]+) (s|min|h)")
+
+
+def sweep_minutes(sweep: SweepRef, scale: str, bin_path: str) -> float | None:
+    """The expected minutes of one sweep at `scale`, from `pmemids sweep --dry-run`'s
+    estimate (src/sweep/estimate.h: calibrated on measured sweeps); None if it refuses."""
+    cmd = [bin_path, "sweep", str(sweep.file), "--scale", scale, "--dry-run", *sweep.only_args()]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = _EXPECTED.search(p.stderr)
+    if p.returncode != 0 or not m:
+        return None
+    return float(m.group(1)) * {"s": 1 / 60, "min": 1, "h": 60}[m.group(2)]
+
+
+def estimated_minutes(claims: list[Claim], bin_path: str) -> dict[tuple[str, str], float]:
+    """(claim id, scale) -> expected minutes, for every scale a claim runs at: the sum of
+    its sweeps' estimates (a sweep two claims share is counted for each, as `reproduce
+    ID` alone would run it)."""
+    wanted = {(str(s.file), s.only, scale): s for c in claims for scale in c.scales
+              for s in c.sweeps}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        done = dict(zip(wanted, pool.map(lambda k: sweep_minutes(wanted[k], k[2], bin_path), wanted)))
+    out = {}
+    for c in claims:
+        for scale in c.scales:
+            parts = [done[(str(s.file), s.only, scale)] for s in c.sweeps]
+            if all(p is not None for p in parts):
+                out[(c.id, scale)] = sum(parts)
+    return out
+
+
+def list_claims(all_claims: list[Claim], machine: Machine, bin_path: str) -> None:
+    estimates = estimated_minutes(all_claims, bin_path)
     for c in all_claims:
         why = machine.missing(c.needs)
         here = f"  (here: not measurable: {why})" if why else ""
-        print(c.list_line() + here)
-    print(f"{len(all_claims)} claims", file=sys.stderr)
+        print(c.list_line(estimates) + here)
+    print(f"{len(all_claims)} claims; per scale the time measured (the claim file's [minutes]) "
+          "or, when longer or not measured, ~ the sweeps' expected time (src/sweep/estimate.h)",
+          file=sys.stderr)
 
 
 def dry_run(claim: Claim, scale: str, bin_path: str) -> list[dict]:
@@ -348,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
         all_claims = claims_mod.load_dir(args.claims or claims_dir())
         machine = Machine(bin_path)
         if args.list:
-            list_claims(all_claims, machine)
+            list_claims(all_claims, machine, bin_path)
             if args.coverage:
                 from . import inventory
                 entries = inventory.load(args.claims or claims_dir(), all_claims)
