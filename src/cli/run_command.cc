@@ -432,7 +432,7 @@ void run(const RunOptions& o) {
   // The workload files read, by absolute path and content hash (util/shipped_files.h).
   context["input_files"] = nlohmann::json::array();
   for (const auto& f : spec.files) {
-    context["input_files"].push_back({{"path", f}, {"hash", file_hash(f)}});
+    context["input_files"].push_back({{"path", f}, {"hash", file_hash(f, "workload file")}});
   }
   const auto cpus = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
   bool warned_load = false;

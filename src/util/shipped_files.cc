@@ -4,8 +4,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 
 #include "errors.h"
@@ -51,19 +49,6 @@ std::vector<fs::path> under(const fs::path& root, const fs::path& written, Shipp
   return out;
 }
 
-// A regular file small enough to be one pmemids reads (a larger one is refused by
-// read_input_file, so it is neither hashed nor compared).
-bool hashable(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec) && fs::file_size(p, ec) <= kMaxInputBytes && !ec;
-}
-
-std::string contents(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw RuntimeError(fmt::format("'{}' cannot be read", p.string()));
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::string hash_text(const std::string& text) {
   uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64, as config_id (sweep/expand.cc)
   for (unsigned char c : text) {
@@ -104,7 +89,9 @@ std::vector<std::string> shipped_roots() {
   return roots;
 }
 
-std::string file_hash(const std::string& path) { return hash_text(contents(path)); }
+std::string file_hash(const std::string& path, const std::string& what) {
+  return hash_text(read_input_file(path, what));
+}
 
 ShippedFile locate_shipped(const std::string& written, ShippedKind kind,
                            const std::string& referrer) {
@@ -127,21 +114,27 @@ ShippedFile locate_shipped(const std::string& written, ShippedKind kind,
     }
   }
   ShippedFile found{written, "", ""};
+  const std::string what = fmt::format("{} file", shipped_kind_name(kind));
   std::set<fs::path> seen;
   for (const fs::path& place : places) {
     const fs::path p = place.lexically_normal();
     std::error_code ec;
     if (!seen.insert(p).second || !fs::exists(p, ec)) continue;
-    const bool file = hashable(p);
     if (found.path.empty()) {
       found.path = p.string();
-      // A directory (the claim files'), or a file read_input_file refuses with the reason.
-      if (!file) return found;
-      found.hash = file_hash(p.string());
+      // A directory (the claim files') has no hash; a file read_input_file refuses (a
+      // FIFO, /proc/self/mem, too large) is refused here with its reason.
+      if (fs::is_directory(p, ec)) return found;
+      found.hash = file_hash(found.path, what);
       continue;
     }
-    if (!file || fs::equivalent(p, found.path, ec)) continue;
-    const std::string other = file_hash(p.string());
+    if (fs::is_directory(p, ec) || fs::equivalent(p, found.path, ec)) continue;
+    std::string other;
+    try {
+      other = file_hash(p.string(), what);
+    } catch (const UsageError&) {
+      continue;  // not a file pmemids would read: it cannot be the one meant
+    }
     if (other != found.hash) {
       fmt::print(stderr,
                  "pmemids: warning: {} '{}': using {} ({}); {} differs ({}) and is not used\n",
@@ -158,7 +151,7 @@ ShippedFile locate_shipped(const std::string& written, ShippedKind kind,
     }
   }
   throw UsageError(
-      fmt::format("{} file '{}' not found; searched: {} (set PMEMIDS_DATA to a "
+      fmt::format("{} file '{}' cannot be read: No such file; searched: {} (set PMEMIDS_DATA to a "
                   "directory holding {}/ to add one)",
                   shipped_kind_name(kind), written, searched, shipped_dir_name(kind)));
 }

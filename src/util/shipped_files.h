@@ -39,8 +39,8 @@ std::vector<std::string> shipped_roots();
 ShippedFile locate_shipped(const std::string& written, ShippedKind kind,
                            const std::string& referrer = "");
 
-// "fnv1a64:<hex>" of the file's contents (the FNV-1a 64 of config_id); RuntimeError
-// when it cannot be read.
-std::string file_hash(const std::string& path);
+// "fnv1a64:<hex>" of the file's contents (the FNV-1a 64 of config_id), read by
+// read_input_file (util/file_checks.h): its UsageError when refused.
+std::string file_hash(const std::string& path, const std::string& what);
 
 }  // namespace pmemids

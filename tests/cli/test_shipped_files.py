@@ -94,7 +94,7 @@ def test_a_missing_file_is_exit_2_listing_the_places_searched(binary, scratch, t
              env={"PMEMIDS_DATA": str(data)})
     assert p.returncode == 2, p.stderr
     err = p.stderr.strip().splitlines()[-1]
-    assert "workload file 'workloads/nope' not found; searched:" in err
+    assert "workload file 'workloads/nope' cannot be read: No such file; searched:" in err
     for place in (scratch, data, REPO):
         assert str(place / "workloads" / "nope") in err
     p = call(binary, scratch, "sweep", "sweeps/nope.toml", "--dry-run")
