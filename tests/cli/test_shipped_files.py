@@ -149,3 +149,14 @@ def test_reproduce_uses_a_local_sweep_copy_with_a_warning(binary, scratch):
     assert "differs" in p.stderr and str(local) in p.stderr
     p = call(binary, scratch, "reproduce", "--check", "001-Fig3")
     assert p.returncode == 0, p.stderr
+
+
+def test_a_local_claim_copy_is_used_and_finds_the_shipped_sweeps(binary, scratch):
+    """reproduce/ in the current directory wins over the shipped claims; a claim copied
+    there still names the shipped sweeps (looked up by the same rule)."""
+    (scratch / "reproduce").mkdir()
+    shutil.copy(REPO / "reproduce" / "001-O4-small.toml", scratch / "reproduce")
+    p = call(binary, scratch, "reproduce", "--check", "001-O4-small")
+    assert p.returncode == 0, p.stderr
+    p = call(binary, scratch, "reproduce", "--check", "001-O4")
+    assert p.returncode == 2 and "unknown claim '001-O4'" in p.stderr, p.stderr

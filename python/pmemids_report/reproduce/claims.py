@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import fields
+from . import shipped
 from .predicate import Check, PredicateError, parse
 
 SEEDS = ("001", "002", "003", "004")
@@ -201,6 +202,15 @@ def find_file(written: str, start: Path) -> Path | None:
     return None
 
 
+def _shipped_sweep(written: str, claim: Path) -> Path | None:
+    """A sweep not beside the claim file: where the shipped-file rule finds it (a claim
+    copied into ./reproduce/ names the installed sweeps)."""
+    try:
+        return Path(shipped.locate("sweep", [written], claim)[0]["path"])
+    except shipped.NotFound:
+        return None
+
+
 def load(path: Path) -> Claim:
     path = Path(path)
 
@@ -315,12 +325,13 @@ def _sweep(table, i: int, path: Path, needs: Needs, fail) -> SweepRef:
         raise fail(f"sweep[{i}]: must be a table")
     _known(table, _SWEEP, where, fail)
     written = _string(table, "file", where, fail)
-    found = find_file(written, path.parent)
+    found = find_file(written, path.parent) or _shipped_sweep(written, path)
     if found is None:
         # A claim waiting for a command that is not built names the sweep it will use;
         # that sweep ships with the command.
         if not needs.commands and not needs.structures and not needs.options:
-            raise fail(f"{where}file: '{written}' not found (looked in {path.parent} and its parents)")
+            raise fail(f"{where}file: '{written}' not found (looked in {path.parent}, its parents "
+                   "and where shipped sweeps are: pmemids locate)")
         found = path.parent.parent / written
     only = table.get("only", {})
     if not isinstance(only, dict):

@@ -37,13 +37,13 @@ from .. import load
 from ..stats import DEFAULTS
 from . import claims as claims_mod
 from . import rows as rows_mod
+from . import shipped
 from . import verdict as verdict_mod
 from .claims import SCALES, Claim, ClaimError, Needs, SweepRef
 from .evaluate import EvaluationError, matches
 from .machine import Machine
 
 PROG = "pmemids reproduce"
-REPO = Path(__file__).resolve().parents[3]
 
 
 class UsageError(Exception):
@@ -54,25 +54,15 @@ class Interrupted(Exception):
     pass
 
 
-def binary() -> str:
-    return os.environ.get("PMEMIDS_BIN") or str(REPO / "build" / "pmemids")
+binary = shipped.binary
 
 
 def locate(kind: str, names: list[str], referrer: Path | None = None) -> list[dict]:
-    """Where the binary's one rule for shipped files (src/util/shipped_files.h: the
-    current directory, then $PMEMIDS_DATA, then the installed share directory or the
-    source tree) finds each name: dicts with path and hash. Its warnings (a name found
-    in two places with different contents) are passed on; a name found nowhere is a
-    UsageError listing the places searched."""
-    cmd = [binary(), "locate", kind, *names] + (["--from", str(referrer)] if referrer else [])
+    """shipped.locate, a name found nowhere being a usage error (exit 2)."""
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    except OSError as e:
-        raise RuntimeError(f"cannot run {cmd[0]}: {e}") from e
-    if p.returncode != 0:
-        raise UsageError(p.stderr.strip().removeprefix("pmemids: error: ") or f"exit {p.returncode}")
-    sys.stderr.write(p.stderr)
-    return [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+        return shipped.locate(kind, names, referrer)
+    except shipped.NotFound as e:
+        raise UsageError(str(e)) from e
 
 
 def claims_dir() -> Path:
