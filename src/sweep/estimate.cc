@@ -13,16 +13,8 @@
 namespace pmemids::sweep {
 namespace {
 
-double number(const Configuration& c, const char* key, double otherwise) {
-  const Value* v = c.option(key);
-  if (v == nullptr) return otherwise;
-  if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
-  if (const auto* d = std::get_if<double>(v)) return *d;
-  return std::strtod(value_text(*v).c_str(), nullptr);
-}
-
-double property(const Configuration& c, const char* key, double otherwise) {
-  const Value* v = c.property(key);
+// An option's or property's value as a number (`otherwise` when the configuration has none).
+double number(const Value* v, double otherwise) {
   if (v == nullptr) return otherwise;
   if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
   if (const auto* d = std::get_if<double>(v)) return *d;
@@ -30,14 +22,15 @@ double property(const Configuration& c, const char* key, double otherwise) {
 }
 
 void add(SweepEstimate& e, const Configuration& c) {
-  const double reps = number(c, "repeat", 1) + number(c, "warmup", 0);
-  const double bound = std::max(number(c, "duration", 0), number(c, "min-time", 0));
+  const double reps = number(c.option("repeat"), 1) + number(c.option("warmup"), 0);
+  const double bound = std::max(number(c.option("duration"), 0), number(c.option("min-time"), 0));
   e.min_seconds += kRunSeconds + reps * (kRepetitionSeconds + bound);
   // Workload files' own counts are not read here: the defaults of `run` stand in.
-  const double phase = bound > 0 ? bound : property(c, "operationcount", 1000) * kExpectedOpSeconds;
+  const double phase =
+      bound > 0 ? bound : number(c.property("operationcount"), 1000) * kExpectedOpSeconds;
   e.expected_seconds +=
       kRunSeconds + reps * (kExpectedRepetitionSeconds + kExpectedPhaseFactor * phase +
-                            property(c, "recordcount", 1000) * kExpectedLoadSeconds);
+                            number(c.property("recordcount"), 1000) * kExpectedLoadSeconds);
   ++e.configurations;
 }
 
