@@ -2,7 +2,7 @@
 reproduce's claim and sweep files: the path as written or under the current directory,
 then $PMEMIDS_DATA, then the installed share directory (or, not installed, the source
 tree). Every call runs from a scratch directory, as a newcomer types the README's
-commands. About 3 s in all."""
+commands. About 10-20 s in all (the reproduce cases run --check)."""
 
 from __future__ import annotations
 
