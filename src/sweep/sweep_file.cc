@@ -318,7 +318,11 @@ Exclude read_exclude(const Ctx& ctx, const std::string& where, const toml::table
 // util/shipped_files.h, with the sweep file's directory and its parents searched
 // after the current directory (so a sweep file anywhere can name workloads/pmemids-read).
 std::string resolve_path(const std::string& written, const std::string& sweep_file) {
-  return locate_shipped(written, ShippedKind::kWorkload, sweep_file).path;
+  try {
+    return locate_shipped(written, ShippedKind::kWorkload, sweep_file).path;
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: workload: {}", sweep_file, e.what()));
+  }
 }
 
 SweepSpec build_spec(const toml::table& root, const std::string& name, const std::string& scale,
