@@ -17,6 +17,7 @@ void add_doctor_command(CLI::App& app);
 void add_reproduce_command(CLI::App& app);
 void add_stream_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+void add_locate_command(CLI::App& app);
 // Reads every command registered before it: add it last.
 void add_completion_command(CLI::App& app);
 

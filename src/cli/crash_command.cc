@@ -163,6 +163,32 @@ void print_row(std::FILE* out, size_t ds_width, const nlohmann::json& rec) {
   std::fflush(out);
 }
 
+// The run's last line: which violations are the design's (modes not failure-atomic by
+// design, run as negative controls) and which are not, and the exit status to expect.
+void print_summary(std::FILE* out, size_t pairs, const std::vector<std::string>& designed,
+                   const std::vector<std::string>& unexpected, bool fail_on_violation) {
+  const size_t bad = designed.size() + unexpected.size();
+  if (bad == 0) {
+    fmt::print(out, "summary: no violations in {} (structure, mode) pair(s); exit 0\n", pairs);
+    return;
+  }
+  std::string what;
+  if (!designed.empty()) {
+    what += fmt::format(
+        "{} the design's ({}: not failure-atomic by design, expected, "
+        "docs/crash.md)",
+        designed.size(), fmt::join(designed, ", "));
+  }
+  if (!unexpected.empty()) {
+    what += fmt::format("{}{} NOT expected ({}: failure-atomic by design, a bug to report)",
+                        what.empty() ? "" : "; ", unexpected.size(), fmt::join(unexpected, ", "));
+  }
+  fmt::print(out, "summary: violations in {} of {} (structure, mode) pair(s): {}; {}\n", bad, pairs,
+             what,
+             fail_on_violation ? "exit 3 (--fail-on-violation)"
+                               : "exit 0 (--fail-on-violation makes it 3)");
+}
+
 void crash(const CrashCliOptions& o) {
   if (o.all == !o.ds.empty()) throw UsageError("pass either --ds NAME[,NAME...] or --all");
   std::vector<std::string> names;
@@ -299,6 +325,7 @@ void crash(const CrashCliOptions& o) {
   for (const auto& pair : pairs) ds_width = std::max(ds_width, pair.first->name.size());
   print_header(table, ds_width);
   bool violation = false;
+  std::vector<std::string> designed, unexpected;  // "ds mode" of the pairs with violations
   for (const auto& [e, m] : pairs) {
     {
       throw_if_stopped();
@@ -358,6 +385,10 @@ void crash(const CrashCliOptions& o) {
       print_row(table, ds_width, record);
       for (const auto& f : r.failures)
         fmt::print(stderr, "  {} {}: {}\n", e->name, mode_name(m), f);
+      if (r.violation(trans)) {
+        (e->failure_atomic(m) ? unexpected : designed)
+            .push_back(fmt::format("{} {}", e->name, mode_name(m)));
+      }
       if (r.violation(trans) && !e->failure_atomic(m)) {
         fmt::print(stderr,
                    "  {} {}: not failure-atomic by design in any domain (multi-word in-place "
@@ -373,6 +404,7 @@ void crash(const CrashCliOptions& o) {
       }
     }
   }
+  print_summary(table, pairs.size(), designed, unexpected, o.fail_on_violation);
   if (!o.out.empty()) fmt::print(stderr, "pmemids: results {}\n", records_destination(o.out));
   if (violation && o.fail_on_violation) {
     throw Error(3, "crash consistency violations found (--fail-on-violation)");

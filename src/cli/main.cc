@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   pmemids::add_reproduce_command(app);
   pmemids::add_stream_command(app);
   pmemids::add_compare_command(app);
+  pmemids::add_locate_command(app);
   pmemids::add_completion_command(app);
   // YCSB's one-dash long options (-threads, -target), as its users type them.
   std::vector<std::string> words = pmemids::ycsb_long_flags(argc, argv);

@@ -31,6 +31,7 @@
 #include "run/result.h"
 #include "stats/sampling.h"
 #include "util/file_checks.h"
+#include "util/shipped_files.h"
 #include "util/stop_signals.h"
 #include "workload/properties.h"
 #include "workload/sources.h"
@@ -406,7 +407,10 @@ void run(const RunOptions& o) {
   for (const auto& [e, m] : pairs) check_domain(*e, m, policy.domain.domain, o.unsafe);
   install_policy(policy);
   warn_policy(policy);
-  if (!probe.real) {
+  // Only runs that open a pool are emulated PMEM; a dram run touches none.
+  const bool pools = std::any_of(pairs.begin(), pairs.end(),
+                                 [](const auto& p) { return p.second != Mode::kDram; });
+  if (!probe.real && pools) {
     fmt::print(stderr,
                "pmemids: warning: PMEM is EMULATED: pool directory '{}' is on {} ({} "
                "granularity, no DAX); flush instructions run but memory is DRAM. "
@@ -466,6 +470,11 @@ void run(const RunOptions& o) {
                  .feeds = streams.feeds};
   nlohmann::json context = collect_context(pool_dir, probe);
   add_counters_context(context, counting, client.threads);
+  // The workload files read, by absolute path and content hash (util/shipped_files.h).
+  context["input_files"] = nlohmann::json::array();
+  for (const auto& f : spec.files) {
+    context["input_files"].push_back({{"path", f}, {"hash", file_hash(f, "workload file")}});
+  }
   const auto cpus = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
   bool warned_load = false;
   throw_if_stopped();

@@ -27,6 +27,7 @@
 #include "sweep/sweep_file.h"
 #include "sweep/validate.h"
 #include "util/file_checks.h"
+#include "util/shipped_files.h"
 
 namespace pmemids {
 namespace {
@@ -104,9 +105,11 @@ void dry_run(const sweep::SweepSpec& spec, const sweep::RunKeys& keys, const Con
     }
     recorded = fmt::format(", {} already recorded in {}", n, out);
   }
-  fmt::print(stderr, "pmemids: sweep {} (scale {}): {} configurations{}{} (at least {})\n",
+  fmt::print(stderr,
+             "pmemids: sweep {} (scale {}): {} configurations{}{} (at least {}; expected about "
+             "{} on a 2-core machine, src/sweep/estimate.h)\n",
              spec.file, spec.scale, est.configurations, part, recorded,
-             sweep::format_duration(est.min_seconds));
+             sweep::format_estimate(est.min_seconds), sweep::format_estimate(est.expected_seconds));
 }
 
 // The keys of the command a sweep file runs: `run`, or `micro <bench>`.
@@ -179,8 +182,12 @@ void check_round_options(const SweepOptions& o) {
 
 void sweep_main(const SweepOptions& o) {
   check_round_options(o);
-  const sweep::RunKeys keys = keys_for(sweep::read_sweep_command(o.file), o.file);
-  const sweep::SweepSpec spec = sweep::parse_sweep_file(o.file, o.scale, keys);
+  const ShippedFile file = locate_shipped(o.file, ShippedKind::kSweep);
+  const sweep::RunKeys keys = keys_for(sweep::read_sweep_command(file.path), o.file);
+  sweep::SweepSpec spec = sweep::parse_sweep_file(file.path, o.scale, keys);
+  spec.file = o.file;
+  spec.path = file.path;
+  spec.hash = file.hash;
   const sweep::Shard shard = o.shard.empty() ? sweep::Shard{} : sweep::parse_shard(o.shard);
   std::vector<sweep::OnlyTerm> only;
   for (const auto& t : o.only) only.push_back(sweep::parse_only(t));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/validators.h"
+#include "util/shipped_files.h"
 
 namespace pmemids {
 
@@ -21,7 +22,7 @@ WorkloadSpec build_workload(const WorkloadOptions& o, std::span<const char* cons
                             bool client_settings) {
   PropertySet props;
   for (const char* kv : defaults) props.set_override(kv, "default");
-  for (const auto& f : o.files) props.load_file(f);
+  for (const auto& f : o.files) props.load_file(locate_shipped(f, ShippedKind::kWorkload).path);
   for (const auto& kv : o.properties) props.set_override(kv);
   if (!o.seed.empty()) props.set_from_option("seed", o.seed, "--seed");
   return props.build(client_settings);

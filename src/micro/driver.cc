@@ -120,7 +120,8 @@ void check_point_footprint(const Planned& pl, const BenchEnv& env) {
 }
 
 void run_point(const Planned& pl, const MicroOptions& o, const std::string& pool_dir,
-               const PmemProbe& probe, const nlohmann::json& context, const std::string& out) {
+               const PmemProbe& probe, const nlohmann::json& context, const std::string& out,
+               size_t width) {
   const BenchSpec& b = *pl.sel->bench;
   BenchEnv env = make_env(pl, o, pool_dir, probe);
   for (const auto& w : env.placement.warnings) fmt::print(stderr, "pmemids: warning: {}\n", w);
@@ -166,7 +167,7 @@ void run_point(const Planned& pl, const MicroOptions& o, const std::string& pool
       measured.push_back(rec["metrics"]["ops_per_sec"].get<double>());
     }
     append_record(out, rec);
-    print_table_row(stdout, rec, shown);
+    print_table_row(stdout, rec, shown, width);
   }
   if (o.repeat > 1) {
     nlohmann::json agg = make_aggregate(context, config, measured);
@@ -174,7 +175,7 @@ void run_point(const Planned& pl, const MicroOptions& o, const std::string& pool
     agg["bench"] = b.name;
     agg["expected_here"] = cav.empty() ? nlohmann::json() : nlohmann::json(cav.front());
     append_record(out, agg);
-    print_table_row(stdout, agg, shown);
+    print_table_row(stdout, agg, shown, width);
   }
 }
 
@@ -277,7 +278,9 @@ void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
   const std::string out = o.out.empty() ? default_out() : o.out;
   check_results_output(out, "--out");
   install_stop_signals();
-  if (!child) print_table_header(stdout);
+  size_t width = 5;  // "point"
+  for (const Planned& pl : plan) width = std::max(width, pl.point.text(pl.shown).size());
+  if (!child) print_table_header(stdout, width);
 
   // Points run in plan order; the points this process cannot serve run in a
   // child per requirement, when the first of them comes up. A child runs only
@@ -304,9 +307,12 @@ void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
     }
     fmt::print(stderr, "pmemids: [{}/{}] micro {} {}\n", i + 1, plan.size(), pl.sel->bench->name,
                pl.point.text());
-    run_point(pl, o, pool_dir, probe, context, out);
+    run_point(pl, o, pool_dir, probe, context, out, width);
   }
-  if (!child) fmt::print(stderr, "pmemids: results appended to {}\n", out);
+  if (!child) {
+    print_table_footnote(stdout);
+    fmt::print(stderr, "pmemids: results appended to {}\n", out);
+  }
 }
 
 }  // namespace pmemids::micro

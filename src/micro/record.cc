@@ -127,20 +127,21 @@ nlohmann::json make_record(const BenchSpec& b, const nlohmann::json& context,
           {"caveats", cav}};
 }
 
-void print_table_header(std::FILE* out) {
-  fmt::print(out, "{:<9} {:<46} {:>3} {:>4} {:>10} {:>9} {:>8} {:>8} {:>8} {:>7} {:>7}\n", "bench",
-             "point", "thr", "rep", "Mops/s", "ns/op", "GiB/s", "p50 ns", "p99 ns", "fl/op",
-             "fe/op");
+void print_table_header(std::FILE* out, size_t point_width) {
+  fmt::print(out, "{:<9} {:<{}} {:>3} {:>4} {:>10} {:>9} {:>8} {:>8} {:>8} {:>7} {:>7}\n", "bench",
+             "point", point_width, "thr", "rep", "Mops/s", "ns/op", "GiB/s", "p50 ns", "p99 ns",
+             "fl/op", "fe/op");
 }
 
-void print_table_row(std::FILE* out, const nlohmann::json& rec, const std::string& point) {
+void print_table_row(std::FILE* out, const nlohmann::json& rec, const std::string& point,
+                     size_t point_width) {
   const auto& c = rec["config"];
   const auto& m = rec["metrics"];
   const int threads = c.value("threads", 1);
   if (rec.contains("aggregate")) {
     fmt::print(
-        out, "{:<9} {:<46} {:>3} {:>4} {:>10}   median {}, min {}, max {}, cv {}\n",
-        rec["bench"].get<std::string>(), point, threads, "all",
+        out, "{:<9} {:<{}} {:>3} {:>4} {:>10}   median {}, min {}, max {}, cv {}\n",
+        rec["bench"].get<std::string>(), point, point_width, threads, "all",
         cell(m["ops_per_sec_mean"], "{:.3f}", 1e-6), cell(m["ops_per_sec_median"], "{:.3f}", 1e-6),
         cell(m["ops_per_sec_min"], "{:.3f}", 1e-6), cell(m["ops_per_sec_max"], "{:.3f}", 1e-6),
         cell(m["ops_per_sec_cv"], "{:.1f}%", 100));
@@ -149,13 +150,21 @@ void print_table_row(std::FILE* out, const nlohmann::json& rec, const std::strin
   }
   const std::string rep =
       fmt::format("{}{}", rec.contains("warmup") ? "w" : "", c["repetition"].get<int>());
-  fmt::print(out, "{:<9} {:<46} {:>3} {:>4} {:>10} {:>9} {:>8} {:>8} {:>8} {:>7} {:>7}\n",
-             rec["bench"].get<std::string>(), point, threads, rep,
+  fmt::print(out, "{:<9} {:<{}} {:>3} {:>4} {:>10} {:>9} {:>8} {:>8} {:>8} {:>7} {:>7}\n",
+             rec["bench"].get<std::string>(), point, point_width, threads, rep,
              cell(m["ops_per_sec"], "{:.3f}", 1e-6), cell(m["ns_per_op"], "{:.1f}"),
              cell(m["gib_per_sec"], "{:.2f}"), cell(m["latency_p50_ns"], "{:.0f}"),
              cell(m["latency_p99_ns"], "{:.0f}"), cell(m["flushes_per_op"], "{:.2f}"),
              cell(m["fences_per_op"], "{:.2f}"));
   std::fflush(out);
+}
+
+void print_table_footnote(std::FILE* out) {
+  fmt::print(out,
+             "ns/op: a thread's timed window / its operations (operations overlap: pipelined "
+             "stores and write-backs); p50/p99 ns: sampled operations (--latency-sample), each "
+             "timed alone between two clock reads (~20 ns, context.timer_overhead_ns), so p50 can "
+             "exceed ns/op (docs/micro.md, \"Sampled latencies are not ns_per_op\")\n");
 }
 
 }  // namespace pmemids::micro

@@ -44,7 +44,11 @@ nlohmann::json make_record(const BenchSpec& b, const nlohmann::json& context,
                            const nlohmann::json& config, const Measurement& m,
                            const std::vector<std::string>& caveats);
 
-void print_table_header(std::FILE* out);
-void print_table_row(std::FILE* out, const nlohmann::json& record, const std::string& point);
+// `point_width`: the widest point text of the run, so every row's columns line up.
+void print_table_header(std::FILE* out, size_t point_width);
+void print_table_row(std::FILE* out, const nlohmann::json& record, const std::string& point,
+                     size_t point_width);
+// What ns/op and the sampled p50/p99 mean, after the table.
+void print_table_footnote(std::FILE* out);
 
 }  // namespace pmemids::micro

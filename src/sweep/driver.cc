@@ -295,6 +295,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     round_log.stamp(u, info);
     info.loadavg_before = load_before;
     info.loadavg_after = load_after;
+    info.path = spec.path;
+    info.hash = spec.hash;
     std::string data;
     std::string rate;  // " 245.1 Kops/s": this run's throughput, when it ran
     if (o.status == Status::kOk) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "errors.h"
@@ -11,8 +13,8 @@
 namespace pmemids::sweep {
 namespace {
 
-double number(const Configuration& c, const char* key, double otherwise) {
-  const Value* v = c.option(key);
+// An option's or property's value as a number (`otherwise` when the configuration has none).
+double number(const Value* v, double otherwise) {
   if (v == nullptr) return otherwise;
   if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
   if (const auto* d = std::get_if<double>(v)) return *d;
@@ -20,12 +22,25 @@ double number(const Configuration& c, const char* key, double otherwise) {
 }
 
 void add(SweepEstimate& e, const Configuration& c) {
-  const double reps = number(c, "repeat", 1) + number(c, "warmup", 0);
-  e.min_seconds += kRunSeconds + reps * (kRepetitionSeconds + number(c, "duration", 0));
+  const double reps = number(c.option("repeat"), 1) + number(c.option("warmup"), 0);
+  const double bound = std::max(number(c.option("duration"), 0), number(c.option("min-time"), 0));
+  e.min_seconds += kRunSeconds + reps * (kRepetitionSeconds + bound);
+  // Workload files' own counts are not read here: the defaults of `run` stand in.
+  const double phase =
+      bound > 0 ? bound : number(c.property("operationcount"), 1000) * kExpectedOpSeconds;
+  e.expected_seconds +=
+      kRunSeconds + reps * (kExpectedRepetitionSeconds + kExpectedPhaseFactor * phase +
+                            number(c.property("recordcount"), 1000) * kExpectedLoadSeconds);
   ++e.configurations;
 }
 
 }  // namespace
+
+std::string format_estimate(double seconds) {
+  if (seconds < 120) return fmt::format("{:.0f} s", std::ceil(seconds));
+  if (seconds < 90 * 60) return fmt::format("{:.1f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
 
 SweepEstimate estimate(const SweepSpec& spec) {
   SweepEstimate e;

@@ -21,6 +21,10 @@ nlohmann::json sweep_json(const SweepInfo& info, size_t record, size_t records) 
   nlohmann::json s = {{"file", info.file},   {"scale", info.scale}, {"config_id", info.config_id},
                       {"index", info.index}, {"total", info.total}, {"record", record},
                       {"records", records}};
+  if (!info.path.empty()) {
+    s["path"] = info.path;
+    s["hash"] = info.hash;
+  }
   if (info.repetition >= 0) {
     s["repetition"] = info.repetition;
     s["repetitions"] = info.repetitions;

@@ -49,6 +49,8 @@ struct SweepInfo {
   std::optional<double> round_calibration_s;  // the round's calibration in this session
   // The 1, 5 and 15-minute load averages around the run (null: not read).
   nlohmann::json loadavg_before, loadavg_after;
+  std::string path;  // the sweep file read, absolute, and its content hash ("" if none)
+  std::string hash;
 };
 
 // The run's output: JSON objects, one per line. Throws std::runtime_error when

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -13,12 +12,11 @@
 #include "errors.h"
 #include "sweep/expand.h"
 #include "util/file_checks.h"
+#include "util/shipped_files.h"
 #include "workload/properties.h"
 
 namespace pmemids::sweep {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr const char* kScalarTypes = "a string, integer, float or boolean";
 constexpr const char* kRangeForms =
@@ -316,34 +314,15 @@ Exclude read_exclude(const Ctx& ctx, const std::string& where, const toml::table
   return ex;
 }
 
-// Where the shipped files (workloads/, sweeps/) of this binary are: share/pmemids of the
-// prefix it is installed in, and the source tree it was built from.
-std::vector<fs::path> shipped_dirs() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  std::vector<fs::path> dirs;
-  if (!ec) dirs.push_back(self.parent_path().parent_path() / "share" / "pmemids");
-  dirs.emplace_back(PMEMIDS_SOURCE_DIR);
-  return dirs;
-}
-
-// A relative path as written in the sweep file: as it is when it exists from the current
-// directory, else under the sweep file's directory or one of its parents, else under the
-// shipped files' directories (so a sweep file anywhere can name workloads/pmemids-read).
+// A relative workload path as written in the sweep file: found by the rule of
+// util/shipped_files.h, with the sweep file's directory and its parents searched
+// after the current directory (so a sweep file anywhere can name workloads/pmemids-read).
 std::string resolve_path(const std::string& written, const std::string& sweep_file) {
-  const fs::path p(written);
-  std::error_code ec;
-  if (p.is_absolute() || fs::exists(p, ec)) return written;
-  fs::path dir = fs::absolute(fs::path(sweep_file), ec).parent_path();
-  while (!dir.empty()) {
-    if (fs::exists(dir / p, ec)) return (dir / p).lexically_normal().string();
-    if (dir == dir.parent_path()) break;
-    dir = dir.parent_path();
+  try {
+    return locate_shipped(written, ShippedKind::kWorkload, sweep_file).path;
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: workload: {}", sweep_file, e.what()));
   }
-  for (const fs::path& d : shipped_dirs()) {
-    if (fs::exists(d / p, ec)) return (d / p).lexically_normal().string();
-  }
-  return written;
 }
 
 SweepSpec build_spec(const toml::table& root, const std::string& name, const std::string& scale,

@@ -60,6 +60,8 @@ using Exclude = std::vector<ExcludeTerm>;  // all terms must match
 
 struct SweepSpec {
   std::string file;                            // as given
+  std::string path;                            // the file read (absolute), when read from one
+  std::string hash;                            // its content hash (util/shipped_files.h)
   std::vector<std::string> command = {"run"};  // the words after `pmemids`
   std::string scale = "default";               // "default": the file's top level alone
   std::vector<std::string> scales;             // the file's [scale.*] names

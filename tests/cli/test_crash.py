@@ -95,10 +95,27 @@ def test_all_unsafe_adds_the_torn_modes_and_eadr_only_designs(pmemids, pool_dir,
     for x in recs:
         assert x["config"]["failure_atomic"] == ((x["config"]["ds"], "pmem-persist") not in torn), x
     # The columns stay aligned past the longest name (ringbuffer-txfree).
-    header, *rows = r.stdout.splitlines()
+    header, *rows, summary = r.stdout.splitlines()
     assert len(rows) == len(recs)
     for row in rows:
         assert row.index(" pmem-persist ") == header.index(" mode "), (header, row)
+    assert summary.startswith("summary: ") and summary.endswith("exit 0"
+                                                                if "no violations" in summary
+                                                                else "makes it 3)"), summary
+
+
+def test_summary_says_the_violations_are_the_designs_and_the_exit(pmemids, pool_dir):
+    """rbtree under pmem-persist is not failure-atomic by design (a negative control):
+    the summary line says its violations are expected, and which exit follows."""
+    args = ["--ds", "rbtree", "--mode", "pmem-persist", "--points", "20", "--unsafe"]
+    r = crash(pmemids, pool_dir, *args)
+    summary = r.stdout.splitlines()[-1]
+    assert r.returncode == 0, r.describe()
+    assert summary.startswith("summary: violations in 1 of 1"), summary
+    assert "1 the design's (rbtree pmem-persist: not failure-atomic by design" in summary, summary
+    assert "NOT expected" not in summary and summary.endswith("exit 0 (--fail-on-violation makes it 3)")
+    r = crash(pmemids, pool_dir, *args, "--fail-on-violation")
+    assert r.returncode == 3 and r.stdout.splitlines()[-1].endswith("exit 3 (--fail-on-violation)")
 
 
 def test_process_model_and_survive_are_recorded(pmemids, pool_dir, out_path):

@@ -119,7 +119,11 @@ def test_table_on_stdout_progress_on_stderr(pmemids):
     r = micro(pmemids, "persist", *TINY["persist"])
     ok(r)
     assert r.stdout.splitlines()[0].split()[:3] == ["bench", "point", "thr"]
-    assert len(r.stdout.splitlines()) == 1 + len(r.new_records)
+    *table, footnote = r.stdout.splitlines()
+    assert len(table) == 1 + len(r.new_records)
+    # Every row's columns line up with the header's, whatever the point's width.
+    assert len({row.index(" 1 ") for row in table[1:]}) == 1
+    assert footnote.startswith("ns/op: ") and "p50 can exceed ns/op" in footnote
     assert "[1/4] micro persist" in r.stderr
 
 

@@ -51,6 +51,18 @@ def test_list_has_a_line_per_claim(binary):
     i1 = next(l for l in lines if l.startswith("002-I1 "))
     assert "needs pmemids micro" in i1
     assert f"{len(files)} claims" in p.stderr
+    # A time for every scale of every claim whose sweeps this binary can run (issue 31:
+    # measured [minutes] or, where longer or missing, the sweep estimate with a ~).
+    import tomllib
+    for line in lines:
+        cid = line.split()[0]
+        if "(not built)" in line:
+            continue
+        scales = tomllib.loads((CLAIMS / f"{cid}.toml").read_text()).get(
+            "scales", ["quick", "default", "paper"])
+        times = line.split("]  ", 1)[1].split("  (here:")[0]
+        assert [t.split()[0] for t in times.split(" / ")] == scales, line
+        assert all(re.fullmatch(r"~?(<1|[0-9.]+)(m|h)", t.split()[1]) for t in times.split(" / ")), line
 
 
 def test_coverage_counts_the_inventory_per_seed(binary):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import time
@@ -484,3 +485,18 @@ def test_unknown_scale_is_exit_2(pmemids):
     r = pmemids("sweep", SWEEPS / "fig3-single-thread.toml", "--scale", "huge", "--dry-run")
     assert r.returncode == 2, r.describe()
     assert "scale: no [scale.huge]" in r.stderr and "accepted: default, quick, paper" in r.stderr
+
+
+def test_dry_run_estimate_counts_repeat_times_min_time(binary, tmp_path):
+    """fig3-single-thread: 56 configurations x 3 repetitions x min-time 0.5 s is 84 s of
+    timed phases alone; the estimate's bound says at least that, and its expectation
+    (src/sweep/estimate.h, calibrated on measured sweeps) more."""
+    p = subprocess.run([str(binary), "sweep", str(REPO / "sweeps" / "fig3-single-thread.toml"),
+                        "--dry-run"], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    unit = {"s": 1, "min": 60, "h": 3600}
+    m = re.search(r"at least ([0-9.]+) (s|min|h); expected about ([0-9.]+) (s|min|h)", p.stderr)
+    assert m, p.stderr
+    least = float(m.group(1)) * unit[m.group(2)]
+    expected = float(m.group(3)) * unit[m.group(4)]
+    assert 84 <= least < expected, p.stderr

@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import fields
+from . import shipped
 from .predicate import Check, PredicateError, parse
 
 SEEDS = ("001", "002", "003", "004")
@@ -165,6 +166,7 @@ class Claim:
     seed_cpu: str | None = None
     drop_noisy_rounds: bool = False
     interleave: bool = True
+    files: tuple[dict, ...] = ()     # the claim and sweep files used: path, hash (cli.resolve_files)
 
     def metrics(self) -> set[str]:
         return {c.check.metric for c in (*self.checks, *self.requires)}
@@ -172,8 +174,18 @@ class Claim:
     def runnable_at(self, scale: str) -> bool:
         return scale in self.scales
 
-    def list_line(self) -> str:
-        times = " / ".join(f"{s} {_minutes(self.minutes[s])}" for s in self.scales if s in self.minutes)
+    def list_line(self, estimates: dict | None = None) -> str:
+        """Per scale the measured minutes, or `estimates[(id, scale)]` (expected minutes,
+        shown with a ~) when there are none or the estimate is longer."""
+        estimates = estimates or {}
+
+        def time(s: str) -> str | None:
+            measured, expected = self.minutes.get(s), estimates.get((self.id, s))
+            if expected is not None and (measured is None or expected > measured):
+                return f"{s} ~{_minutes(expected)}"
+            return None if measured is None else f"{s} {_minutes(measured)}"
+
+        times = " / ".join(t for t in map(time, self.scales) if t)
         return (f"{self.id}  seed {self.seed} {self.section}: {self.claim}  "
                 f"[needs {self.needs.text()}; cause {', '.join(self.cause)}]  {times}")
 
@@ -182,7 +194,7 @@ def _minutes(m: float) -> str:
     if m < 1:
         return "<1m"
     if m < 90:
-        return f"{m:g}m"
+        return f"{m:.2g}m"
     return f"{m / 60:.3g}h"
 
 
@@ -195,6 +207,15 @@ def find_file(written: str, start: Path) -> Path | None:
         if (d / p).is_file():
             return d / p
     return None
+
+
+def _shipped_sweep(written: str, claim: Path) -> Path | None:
+    """A sweep not beside the claim file: where the shipped-file rule finds it (a claim
+    copied into ./reproduce/ names the installed sweeps)."""
+    try:
+        return Path(shipped.locate("sweep", [written], claim)[0]["path"])
+    except shipped.NotFound:
+        return None
 
 
 def load(path: Path) -> Claim:
@@ -316,12 +337,13 @@ def _sweep(table, i: int, path: Path, needs: Needs, fail) -> SweepRef:
         raise fail(f"sweep[{i}]: must be a table")
     _known(table, _SWEEP, where, fail)
     written = _string(table, "file", where, fail)
-    found = find_file(written, path.parent)
+    found = find_file(written, path.parent) or _shipped_sweep(written, path)
     if found is None:
         # A claim waiting for a command that is not built names the sweep it will use;
         # that sweep ships with the command.
         if not needs.commands and not needs.structures and not needs.options:
-            raise fail(f"{where}file: '{written}' not found (looked in {path.parent} and its parents)")
+            raise fail(f"{where}file: '{written}' not found (looked in {path.parent}, its parents "
+                   "and where shipped sweeps are: pmemids locate)")
         found = path.parent.parent / written
     only = table.get("only", {})
     if not isinstance(only, dict):

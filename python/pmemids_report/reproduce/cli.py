@@ -32,14 +32,17 @@ interrupted.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
+import re
 import shlex
 import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .. import load, outputs
@@ -47,13 +50,13 @@ from ..outputs import non_empty
 from ..stats import DEFAULTS
 from . import claims as claims_mod
 from . import rounds as rounds_mod
+from . import shipped
 from . import verdict as verdict_mod
-from .claims import SCALES, Claim, ClaimError, Needs
+from .claims import SCALES, Claim, ClaimError, Needs, SweepRef
 from .evaluate import EvaluationError, matches
 from .machine import Machine
 
 PROG = "pmemids reproduce"
-REPO = Path(__file__).resolve().parents[3]
 
 
 class UsageError(Exception):
@@ -66,13 +69,34 @@ class Interrupted(Exception):
         self.sig = int(sig)
 
 
+binary = shipped.binary
+
+
+def locate(kind: str, names: list[str], referrer: Path | None = None) -> list[dict]:
+    """shipped.locate, a name found nowhere being a usage error (exit 2)."""
+    try:
+        return shipped.locate(kind, names, referrer)
+    except shipped.NotFound as e:
+        raise UsageError(str(e)) from e
+
+
 def claims_dir() -> Path:
-    source = os.environ.get("PMEMIDS_SOURCE_DIR")
-    return Path(source) / "reproduce" if source else REPO / "reproduce"
+    return Path(locate("claim", ["reproduce"])[0]["path"])
 
 
-def binary() -> str:
-    return os.environ.get("PMEMIDS_BIN") or str(REPO / "build" / "pmemids")
+def resolve_files(claim: Claim) -> Claim:
+    """The claim with its sweep files as the shipped-file rule finds them (a local
+    sweeps/ copy first), and `files`: the claim and sweep files used, path and hash."""
+    own = locate("claim", [str(Path(claim.path).resolve())])[0]
+    # A claim waiting for a command names a sweep that ships with it (claims.load let it
+    # be missing): it stays as written.
+    shipped = [s for s in claim.sweeps if Path(s.file).is_file()]
+    found = {s.written: f for s, f in zip(shipped, locate(
+        "sweep", [s.written for s in shipped], referrer=claim.path) if shipped else [])}
+    sweeps = tuple(dataclasses.replace(s, file=Path(found[s.written]["path"]))
+                   if s.written in found else s for s in claim.sweeps)
+    files = [{"path": f["path"], "hash": f["hash"]} for f in (own, *found.values())]
+    return dataclasses.replace(claim, sweeps=sweeps, files=tuple(files))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -94,7 +118,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="evaluate these records (e.g. a directory of merged shards) instead of "
                         "running sweeps; repeatable")
     p.add_argument("--pool-dir", type=non_empty(str), metavar="DIR", help="passed to pmemids sweep")
-    p.add_argument("--claims", type=Path, metavar="DIR", help="claim files (default <repo>/reproduce)")
+    p.add_argument("--claims", type=Path, metavar="DIR",
+                   help="claim files (default: reproduce/ found as shipped files are: the current "
+                        "directory, $PMEMIDS_DATA, the installed share directory or the source tree)")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
     rounds_mod.add_arguments(p)
     args = p.parse_args(argv)
@@ -122,12 +148,49 @@ def select_claims(all_claims: list[Claim], ids: list[str]) -> list[Claim]:
     return list({c.id: c for c in out}.values())
 
 
-def list_claims(all_claims: list[Claim], machine: Machine) -> None:
+_EXPECTED = re.compile(r"expected about ([0-9.]+) (s|min|h)")
+
+
+def sweep_minutes(sweep: SweepRef, scale: str, bin_path: str) -> float | None:
+    """The expected minutes of one sweep at `scale`, from `pmemids sweep --dry-run`'s
+    estimate (src/sweep/estimate.h: calibrated on measured sweeps); None if it refuses."""
+    cmd = [bin_path, "sweep", str(sweep.file), "--scale", scale, "--dry-run", *sweep.only_args()]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = _EXPECTED.search(p.stderr)
+    if p.returncode != 0 or not m:
+        return None
+    return float(m.group(1)) * {"s": 1 / 60, "min": 1, "h": 60}[m.group(2)]
+
+
+def estimated_minutes(claims: list[Claim], bin_path: str) -> dict[tuple[str, str], float]:
+    """(claim id, scale) -> expected minutes, for every scale a claim runs at: the sum of
+    its sweeps' estimates (a sweep two claims share is counted for each, as `reproduce
+    ID` alone would run it)."""
+    wanted = {(str(s.file), s.only, scale): s for c in claims for scale in c.scales
+              for s in c.sweeps}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        done = dict(zip(wanted, pool.map(lambda k: sweep_minutes(wanted[k], k[2], bin_path), wanted)))
+    out = {}
+    for c in claims:
+        for scale in c.scales:
+            parts = [done[(str(s.file), s.only, scale)] for s in c.sweeps]
+            if all(p is not None for p in parts):
+                out[(c.id, scale)] = sum(parts)
+    return out
+
+
+def list_claims(all_claims: list[Claim], machine: Machine, bin_path: str) -> None:
+    estimates = estimated_minutes(all_claims, bin_path)
     for c in all_claims:
         why = machine.missing(c.needs)
         here = f"  (here: not measurable: {why})" if why else ""
-        print(c.list_line() + here)
-    print(f"{len(all_claims)} claims", file=sys.stderr)
+        print(c.list_line(estimates) + here)
+    print(f"{len(all_claims)} claims; per scale the time measured (the claim file's [minutes]) "
+          "or, when longer or not measured, ~ the sweeps' expected time (src/sweep/estimate.h)",
+          file=sys.stderr)
 
 
 def dry_run(claim: Claim, scale: str, bin_path: str) -> list[dict]:
@@ -367,13 +430,14 @@ def main(argv: list[str] | None = None) -> int:
         all_claims = claims_mod.load_dir(args.claims or claims_dir())
         machine = Machine(bin_path)
         if args.list:
-            list_claims(all_claims, machine)
+            list_claims(all_claims, machine, bin_path)
             if args.coverage:
                 from . import inventory
                 entries = inventory.load(args.claims or claims_dir(), all_claims)
                 print("\n".join(inventory.coverage(entries, all_claims)))
             return 0
         chosen = all_claims if args.all or not args.ids else select_claims(all_claims, args.ids)
+        chosen = [resolve_files(c) for c in chosen]
         if args.check:
             return check_claims(chosen, machine, bin_path)
         return reproduce(chosen, args, machine, bin_path)

@@ -187,6 +187,8 @@ def _record(claim: Claim, scale: str, verdict: str, outcome: str | None, results
         "claim": {"id": claim.id, "seed": claim.seed, "section": claim.section, "text": claim.claim,
                   "cause": list(claim.cause), "figure": claim.figure, "seed_says": claim.seed_says,
                   "needs": claim.needs.text(), "file": str(claim.path)},
+        # The claim and sweep files used, by absolute path and content hash.
+        "files": list(claim.files),
         "scale": scale,
         "verdict": verdict,
         "class": verdict_class(verdict),
