@@ -47,9 +47,14 @@ METRICS: dict[str, str] = {
         "cycles", "cpu_user_seconds", "cpu_system_seconds", "voluntary_context_switches",
         "involuntary_context_switches",
         # the combining stacks' context switches per operation (issue 16)
-        "voluntary_switches_per_op", "involuntary_switches_per_op"]},
+        "voluntary_switches_per_op", "involuntary_switches_per_op",
+        # the structures' estimated size, against the LLC for memory-bound claims (issue 25)
+        "footprint_bytes",
+        # a pmem-trans transaction's shape (issue 30)
+        "tx_add_range_calls_per_op", "tx_writes_per_op"]},
     **{k: "issue 14" for k in [
-        "ns_per_op", "gib_per_sec", "flushes_issued", "fences_issued", "ewr", "rwr"]},
+        "ns_per_op", "gib_per_sec", "flushes_issued", "fences_issued", "ewr", "rwr",
+        "hit_ratio_achieved"]},
     **{k: "issue 16" for k in ["combining_sessions_per_op", "mean_batch_size",
                                "elimination_ratio", "spins_per_op"]},
     # --counters perf: each event's total and <event>_per_op (null where not counted).
@@ -94,6 +99,15 @@ CONFIG_KEYS = (
     # what was counted: null, "perf" or "sim" (a simulated run's throughput is valgrind's)
     "counters",
 )
+
+
+# Numbers of a record's context a claim may name after '/' or '-' in a metric
+# (footprint_bytes/llc_bytes: the working set against the LLC size doctor reports).
+CONTEXT_NUMBERS = ("llc_bytes", "cpus_online", "numa_nodes")
+
+
+def is_context_number(name: str) -> bool:
+    return name in CONTEXT_NUMBERS
 
 
 def is_metric(name: str) -> bool:

@@ -1,7 +1,8 @@
 """reproduction.html: the verdicts of `pmemids reproduce` found among the inputs.
 
 One row per (claim, scale) — the last verdict record of each in input order — with the
-seed's figure, ours, the verdict and a link to the report figure the claim is about
+seed's figure, ours, the verdict with the measured outcome beside any label
+(reproduce.verdict.display) and a link to the report figure the claim is about
 (the figure whose id is the claim's `figure`, or the first whose id starts with it and
 an underscore); then each claim's checks with every group's numbers and the test.
 Written only when the inputs hold verdict records; index.html links to it.
@@ -15,9 +16,11 @@ from pathlib import Path
 import jinja2
 
 from .load import Record
+from .reproduce.verdict import display, verdict_class
 
 PAGE = "reproduction.html"
-VERDICT_CLASS = {"reproduced": "ok", "not reproduced": "bad", "within noise": "noise"}
+VERDICT_CLASS = {"reproduced": "ok", "not reproduced": "bad", "within noise": "noise",
+                 "sanity": "sanity"}
 
 
 def latest(records: list[Record]) -> list[dict]:
@@ -39,11 +42,12 @@ def figure_link(prefix: str | None, figure_ids: list[str]) -> str | None:
 
 
 def css_class(verdict: str) -> str:
-    if verdict.startswith("not measurable"):
+    kind = verdict_class(verdict)
+    if kind == "not measurable here":
         return "na"
-    if verdict.startswith("media property"):
+    if kind == "media property":
         return "media"
-    return VERDICT_CLASS.get(verdict, "")
+    return VERDICT_CLASS.get(kind, "")
 
 
 def _fmt(v, ratio: bool) -> str:
@@ -62,8 +66,13 @@ def _groups(check: dict) -> list[dict]:
                     "n": "/".join(str(n) for n in g.get("n", [])) or "–",
                     "cv": "/".join("–" if c is None else f"{100 * c:.1f}%" for c in g.get("cv", [])) or "–",
                     "seed": _fmt(g.get("seed_value"), ratio) if g.get("seed_value") is not None else "–",
-                    "status": g["status"], "note": g.get("note") or ""})
+                    "test": g.get("test") or "–", "status": g["status"], "note": g.get("note") or ""})
     return out
+
+
+def _check(ch: dict, requirement: bool = False) -> dict:
+    return {"label": None, "label_applies": False, "magnitude": None, "seed_figure": None,
+            "level": None, "skipped": [], **ch, "requirement": requirement, "rows": _groups(ch)}
 
 
 def render(out_dir: Path, verdicts: list[dict], figure_ids: list[str]) -> Path:
@@ -75,19 +84,20 @@ def render(out_dir: Path, verdicts: list[dict], figure_ids: list[str]) -> Path:
             "id": c["id"], "scale": v["scale"], "seed": c["seed"], "section": c["section"],
             "text": c["text"], "cause": ", ".join(c.get("cause", [])), "needs": c.get("needs", ""),
             "seed_figure": "; ".join(p for p in seed_parts if p) or "–",
-            "ours": v.get("ours") or "–", "verdict": v["verdict"], "class": css_class(v["verdict"]),
+            "ours": v.get("ours") or "–", "verdict": v.get("display") or display(v),
+            "class": css_class(v["verdict"]), "kind": verdict_class(v["verdict"]),
             "outcome": v.get("outcome"), "figure": figure_link(c.get("figure"), figure_ids),
             "hosts": ", ".join(v.get("hosts", [])), "pmem": ", ".join(v.get("pmem", [])),
             "test": v.get("test"), "timestamp": v.get("timestamp"),
-            "checks": [{**ch, "rows": _groups(ch)} for ch in v.get("checks", [])],
+            "checks": [_check(ch, requirement=True) for ch in v.get("requires", [])]
+                      + [_check(ch) for ch in v.get("checks", [])],
         })
     env = jinja2.Environment(loader=jinja2.PackageLoader("pmemids_report", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     counts: dict[str, int] = {}
     for r in rows:
-        key = r["verdict"].split(":")[0]
-        counts[key] = counts.get(key, 0) + 1
+        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
     path = out_dir / PAGE
     path.write_text(env.get_template("reproduction.html.j2").render(rows=rows, counts=counts),
                     encoding="utf-8")

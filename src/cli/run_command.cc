@@ -127,6 +127,7 @@ std::vector<std::pair<const DsEntry*, Mode>> select_pairs(const RunOptions& o, O
 PinPolicy parse_pin(const std::string& s) {
   if (s == "compact") return PinPolicy::kCompact;
   if (s == "scatter") return PinPolicy::kScatter;
+  if (s == "cores") return PinPolicy::kCores;
   return PinPolicy::kNone;
 }
 

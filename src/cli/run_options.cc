@@ -92,8 +92,9 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                 "negative control)");
   sub->add_option("--pin", o.pin,
                   "Pin worker threads: none, compact (fill cores in order), scatter (spread "
-                  "over nodes and cores)")
-      ->check(CLI::IsMember({"none", "compact", "scatter"}));
+                  "over nodes and cores), cores (as scatter, one hardware thread per core: "
+                  "SMT unused)")
+      ->check(CLI::IsMember({"none", "compact", "scatter", "cores"}));
   sub->add_option("--cpu-node", o.cpu_node, "Run worker threads on this NUMA node's CPUs")
       ->check(node_number())
       ->default_str("any");

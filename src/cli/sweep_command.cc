@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "cli/commands.h"
@@ -20,6 +21,7 @@
 #include "sweep/estimate.h"
 #include "sweep/expand.h"
 #include "sweep/resume.h"
+#include "sweep/rounds.h"
 #include "sweep/run_keys.h"
 #include "sweep/subset.h"
 #include "sweep/sweep_file.h"
@@ -39,6 +41,10 @@ struct SweepOptions {
   bool dry_run = false;
   bool retry_skipped = false;
   bool no_interleave = false;
+  bool interleave = false;  // random order per round (sweep/rounds.h)
+  std::optional<uint64_t> interleave_seed;
+  int rounds = 0;
+  std::string before_round;
   bool force = false;
 };
 
@@ -83,7 +89,9 @@ void dry_run(const sweep::SweepSpec& spec, const sweep::RunKeys& keys, const Con
     if (ids.size() % 64 == 0) std::fflush(stdout);
     ids.push_back(c.id);
     const auto* repeat = c.option("repeat");
-    reps.push_back(repeat != nullptr ? std::stoi(sweep::value_text(*repeat)) : 1);
+    reps.push_back(o.interleave && o.rounds > 0 ? o.rounds
+                   : repeat != nullptr          ? std::stoi(sweep::value_text(*repeat))
+                                                : 1);
   });
   std::fflush(stdout);
   std::string recorded;
@@ -122,7 +130,55 @@ sweep::RunKeys keys_for(const std::vector<std::string>& command, const std::stri
                                file, sweep::shell_join(command), accepted));
 }
 
+// --no-interleave, --interleave and what goes with rounds (docs/sweeps.md, "Rounds").
+void add_round_options(CLI::App* sub, SweepOptions& o) {
+  sub->add_flag("--no-interleave", o.no_interleave,
+                "Run each configuration's repetitions together, configuration after "
+                "configuration (default: in rounds, repetition 1 of every configuration, then "
+                "2, ...)");
+  sub->add_flag("--interleave", o.interleave,
+                "Rounds in a fresh random order each (randomized multiple interleaved trials): "
+                "every configuration once per round, one repetition per run; records carry "
+                "round, position and the order seed");
+  sub->add_option("--interleave-seed", o.interleave_seed,
+                  "With --interleave: the seed of the rounds' random orders (recorded)")
+      ->type_name("N")
+      ->default_str("the one recorded in --out, else a fresh one");
+  sub->add_option("--rounds", o.rounds,
+                  "With --interleave: every configuration in N rounds, whatever its repeat (its "
+                  "config_id is unchanged: a sweep resumed with a larger N runs the new rounds "
+                  "only)")
+      ->check(CLI::Range(1, sweep::kMaxRounds))
+      ->type_name("N")
+      ->default_str("each configuration's repeat");
+  sub->add_option("--before-round", o.before_round,
+                  "Shell command run (sh -c) before each round, PMEMIDS_SWEEP_ROUND set to "
+                  "the round (from 0); a failure stops the sweep")
+      ->check(non_empty())
+      ->type_name("CMD")
+      ->default_str("none");
+}
+
+// The round options that go together (UsageError otherwise).
+void check_round_options(const SweepOptions& o) {
+  if (o.interleave && o.no_interleave) {
+    throw UsageError(
+        "--interleave and --no-interleave: give one (--interleave: rounds in a random order; "
+        "--no-interleave: each configuration's repetitions together)");
+  }
+  if (!o.interleave && (o.interleave_seed || o.rounds > 0)) {
+    throw UsageError(fmt::format("{} needs --interleave (rounds in a random order)",
+                                 o.rounds > 0 ? "--rounds" : "--interleave-seed"));
+  }
+  if (o.no_interleave && !o.before_round.empty()) {
+    throw UsageError(
+        "--before-round: --no-interleave runs no rounds; accepted: the default rounds or "
+        "--interleave");
+  }
+}
+
 void sweep_main(const SweepOptions& o) {
+  check_round_options(o);
   const sweep::RunKeys keys = keys_for(sweep::read_sweep_command(o.file), o.file);
   const sweep::SweepSpec spec = sweep::parse_sweep_file(o.file, o.scale, keys);
   const sweep::Shard shard = o.shard.empty() ? sweep::Shard{} : sweep::parse_shard(o.shard);
@@ -174,6 +230,10 @@ void sweep_main(const SweepOptions& o) {
   d.pool_dir = o.pool_dir;
   d.retry_skipped = o.retry_skipped;
   d.interleave = !o.no_interleave;
+  d.rounds.random = o.interleave;
+  d.rounds.seed = o.interleave_seed;
+  d.rounds.rounds = o.rounds;
+  d.rounds.before_round = o.before_round;
   d.interrupted = sweep::interrupt_requested;
   const int code = sweep::run_sweep(
       spec, configs,
@@ -231,9 +291,7 @@ void add_sweep_command(CLI::App& app) {
                 "Print the configurations as pmemids run command lines; run nothing");
   sub->add_flag("--retry-skipped", o->retry_skipped,
                 "Run configurations recorded as skipped again (failed ones always are)");
-  sub->add_flag("--no-interleave", o->no_interleave,
-                "Run each configuration's repetitions together, configuration after "
-                "configuration (default: repetition 1 of every configuration, then 2, ...)");
+  add_round_options(sub, *o);
   sub->add_flag("--force", o->force,
                 "Run (or list) a sweep whose estimated least time exceeds half a day");
   sub->callback([o] { sweep_main(*o); });

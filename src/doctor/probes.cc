@@ -79,29 +79,6 @@ int threads_per_core() {
   return sib.empty() ? 1 : static_cast<int>(sib.size());
 }
 
-uint64_t llc_bytes() {
-  uint64_t best = 0;
-  int best_level = 0;
-  for (int i = 0; i < 16; ++i) {
-    const std::string d = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-    const auto level = read_line(d + "level");
-    const auto size = read_line(d + "size");
-    const auto type = read_line(d + "type");
-    if (!level || !size || !type) break;
-    if (*type == "Instruction") continue;
-    char* end = nullptr;
-    uint64_t b = std::strtoull(size->c_str(), &end, 10);
-    if (*end == 'K') b <<= 10;
-    if (*end == 'M') b <<= 20;
-    const int l = std::atoi(level->c_str());
-    if (l >= best_level) {
-      best_level = l;
-      best = b;
-    }
-  }
-  return best;
-}
-
 std::vector<NumaNode> numa() {
   std::vector<NumaNode> out;
   for (int n : numa_nodes()) {
@@ -150,6 +127,33 @@ double median_load_after(std::optional<FlushInsn> insn, volatile uint64_t* line)
 }
 
 }  // namespace
+
+uint64_t llc_bytes() {
+  uint64_t best = 0;
+  int best_level = 0;
+  for (int i = 0; i < 16; ++i) {
+    const std::string d = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    const auto level = read_line(d + "level");
+    const auto size = read_line(d + "size");
+    const auto type = read_line(d + "type");
+    if (!level || !size || !type) break;
+    if (*type == "Instruction") continue;
+    char* end = nullptr;
+    uint64_t b = std::strtoull(size->c_str(), &end, 10);
+    if (*end == 'K') b <<= 10;
+    if (*end == 'M') b <<= 20;
+    const int l = std::atoi(level->c_str());
+    if (l >= best_level) {
+      best_level = l;
+      best = b;
+    }
+  }
+  if (best == 0) {
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (l3 > 0) best = static_cast<uint64_t>(l3);
+  }
+  return best;
+}
 
 std::optional<LoadLatencies> probe_clwb_retention() {
   const CpuFlushSupport& cpu = CpuFlushSupport::host();

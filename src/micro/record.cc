@@ -41,8 +41,6 @@ nlohmann::json micro_context(const std::string& pool_dir, const PmemProbe& probe
   c["domain"] = policy.domain.label();
   c["persistence"] = policy.to_json();
   c["timer_overhead_ns"] = timer_overhead_ns();
-  const uint64_t llc = llc_bytes();
-  c["llc_bytes"] = llc > 0 ? nlohmann::json(llc) : nlohmann::json();
   c["nt_store_bytes"] = nt_fill_width();
   c["prefetchers"] = prefetcher_state();
   return c;

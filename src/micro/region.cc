@@ -234,27 +234,4 @@ nlohmann::json Region::describe() const {
   return j;
 }
 
-uint64_t llc_bytes() {
-  uint64_t best = 0;
-  int best_level = 0;
-  for (int i = 0; i < 8; ++i) {
-    const std::string base = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", i);
-    std::ifstream level_in(base + "level"), size_in(base + "size"), type_in(base + "type");
-    int level = 0;
-    std::string size, type;
-    if (!(level_in >> level) || !(size_in >> size) || !(type_in >> type)) continue;
-    if (type == "Instruction" || level < best_level) continue;
-    uint64_t v = std::strtoull(size.c_str(), nullptr, 10);
-    if (size.ends_with('K')) v <<= 10;
-    if (size.ends_with('M')) v <<= 20;
-    best = v;
-    best_level = level;
-  }
-  if (best == 0) {
-    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (l3 > 0) best = static_cast<uint64_t>(l3);
-  }
-  return best;
-}
-
 }  // namespace pmemids::micro

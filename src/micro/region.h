@@ -72,7 +72,4 @@ void populate(void* p, uint64_t bytes);
 // every page faulted in; deleted when the ObjPool is destroyed.
 std::unique_ptr<ObjPool> micro_pool(const std::string& dir, std::string_view bench, uint64_t bytes);
 
-// Bytes of the last-level cache of CPU 0 (sysfs, else sysconf); 0 when unknown.
-uint64_t llc_bytes();
-
 }  // namespace pmemids::micro

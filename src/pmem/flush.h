@@ -12,6 +12,8 @@
 //   store_fence()         sfence: every earlier store, flush and non-temporal
 //                         store is globally visible (durable under ADR once
 //                         flushed) before any later store.
+//   full_fence()          mfence: as store_fence, and before any later load too
+//                         (a load after flush + full_fence misses the cache).
 //   nt_copy(d, s, n)      copies n bytes with non-temporal stores for the whole
 //                         aligned 16-byte blocks inside [d, d+n), regular stores
 //                         for a ragged head or tail, which it then writes back
@@ -92,6 +94,7 @@ inline void flush_range(FlushInsn i, const void* p, size_t n) {
 }
 
 inline void store_fence() { asm volatile("sfence" ::: "memory"); }
+inline void full_fence() { asm volatile("mfence" ::: "memory"); }
 
 void nt_copy(void* dst, const void* src, size_t n, FlushInsn tail);
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backend/pmemobj_settings.h"
+#include "doctor/probes.h"
 #include "errors.h"
 #include "git_revision.h"
 #include "pmem/latency.h"
@@ -195,6 +196,7 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const auto now = std::chrono::system_clock::now();
+  const uint64_t llc = doctor::llc_bytes();
   return {
       {"pmem", probe.real ? "real" : "emulated"},
       {"store_granularity", probe.granularity},
@@ -214,6 +216,7 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
       {"cpu_model", cpuinfo_field("model name")},
       {"cpu_flags", cpu_flags},
       {"cpus_online", sysconf(_SC_NPROCESSORS_ONLN)},
+      {"llc_bytes", llc > 0 ? nlohmann::json(llc) : nlohmann::json()},
       {"cpu_governor", cpu_governor()},
       {"timer_overhead_ns", measure_timer_overhead_ns()},
       {"command_line", command_line()},

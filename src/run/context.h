@@ -26,10 +26,10 @@ struct PmemProbe {
 PmemProbe probe_pool_dir(const std::string& dir);
 
 // The `context` block of every result record, measured once per invocation:
-// machine, build, libraries, pool location, the full command line, the CPU
-// frequency governor (null where unreadable) and timer_overhead_ns, the SLURM job, array job,
-// array task and node of a batch job (null outside one), and the installed persistence policy
-// (pmem/policy.h).
+// machine (and its LLC size, llc_bytes, as doctor reports it), build, libraries, pool
+// location, the full command line, the CPU frequency governor (null where unreadable) and
+// timer_overhead_ns, the SLURM job, array job, array task and node of a batch job (null
+// outside one), and the installed persistence policy (pmem/policy.h).
 // loadavg_before / loadavg_after are added per repetition by the caller.
 nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& probe);
 

@@ -133,6 +133,11 @@ Placement plan_placement(const PlacementRequest& req) {
     }
   }
   p.allowed_cpus = static_cast<int>(cpus.size());
+  std::vector<CpuInfo> info = describe(cpus);
+  if (req.pin == PinPolicy::kCores) {
+    std::erase_if(info, [](const CpuInfo& c) { return c.sibling != 0; });
+    p.allowed_cpus = static_cast<int>(info.size());
+  }
   if (req.threads > p.allowed_cpus) {
     p.warnings.push_back(fmt::format(
         "{} worker threads on {} allowed CPUs: oversubscribed, threads share CPUs (recorded as "
@@ -143,7 +148,6 @@ Placement plan_placement(const PlacementRequest& req) {
     p.thread_cpus.assign(req.threads, req.cpu_node ? cpus : std::vector<int>{});
     return p;
   }
-  std::vector<CpuInfo> info = describe(cpus);
   if (req.pin == PinPolicy::kCompact) {
     std::sort(info.begin(), info.end(), [](const CpuInfo& a, const CpuInfo& b) {
       return std::tie(a.node, a.package, a.core, a.sibling) <

@@ -13,7 +13,7 @@
 
 namespace pmemids {
 
-enum class PinPolicy { kNone, kCompact, kScatter };
+enum class PinPolicy { kNone, kCompact, kScatter, kCores };
 
 struct PlacementRequest {
   PinPolicy pin = PinPolicy::kNone;
@@ -32,9 +32,12 @@ struct Placement {
 
 // compact: consecutive threads on consecutive hardware threads of a core, then
 // the next core, node by node. scatter: one thread per node in turn, first
-// hardware thread of each core before any sibling. none: not pinned (bound to
-// the node's CPUs when cpu_node is given). More threads than allowed CPUs
-// (oversubscribed) is a warning, whatever the policy.
+// hardware thread of each core before any sibling. cores: as scatter over the
+// first hardware thread of each core only, threads beyond the cores wrapping
+// around (the workers never use a sibling: SMT off for them; allowed_cpus counts
+// the cores). none: not pinned (bound to the node's CPUs when cpu_node is
+// given). More threads than allowed CPUs (oversubscribed) is a warning,
+// whatever the policy.
 Placement plan_placement(const PlacementRequest& req);
 
 // Binds the calling thread to placement.thread_cpus[t] (none when t is past

@@ -120,6 +120,7 @@ nlohmann::json metrics_json(const RepResult& r) {
       {"open_seconds", r.open_seconds},
       {"recovery_seconds", r.recovery_seconds},
       {"pool_bytes", r.pool_bytes},
+      {"footprint_bytes", r.footprint_bytes},
       {"persists_per_op", with_lib(r.costs.persists, r.costs.lib_fences, Cost::kPersists)},
       {"flushed_lines_per_op",
        with_lib(r.costs.flushed_lines, r.costs.lib_flushed_lines, Cost::kFlushedLines)},

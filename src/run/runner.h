@@ -111,6 +111,9 @@ struct RepResult {
   double open_seconds = 0;      // creating or opening the pool(s): the slowest
   double recovery_seconds = 0;  // attaching to reopened pool(s) and rebuilding DRAM state
   uint64_t pool_bytes = 0;      // all instances
+  // The structures' size as each estimates it to size its pool (DS::pool_bytes of the
+  // run's options), all instances: the working set claims compare with the LLC.
+  uint64_t footprint_bytes = 0;
   std::vector<ThreadResult> threads;
   LatencySet latency;
   LatencySet intended_latency;   // under a target: from each sample's due time
@@ -189,11 +192,13 @@ struct Instance {
   std::optional<DS<B>> ds;
   double open_seconds = 0, recovery_seconds = 0, load_seconds = 0;
   uint64_t load_ops = 0;
+  uint64_t footprint_bytes = 0;
   CostCounters load_costs;
 
   // `st` holds the load keys; `capacity` as in ds_options().
   void build(const RunRequest& req, const Stream& st, uint64_t capacity, int instance) {
     const DsOptions opts = ds_options(req, st, capacity);
+    footprint_bytes = DS<B>::pool_bytes(opts);
     const auto t0 = Clock::now();
     backend.emplace(pool_spec<DS, B>(req, opts, instance));
     const auto t1 = Clock::now();
@@ -299,6 +304,7 @@ void add_setup(RepResult& r, const Instance<DS, B>& in) {
   r.load_ops += in.load_ops;
   r.load_costs += in.load_costs;
   r.pool_bytes += in.backend->pool_bytes();
+  r.footprint_bytes += in.footprint_bytes;
 }
 
 inline void add_workers(RepResult& r, const RunRequest& req, const CrewRun& crew,

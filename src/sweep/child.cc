@@ -130,4 +130,27 @@ Outcome run_child(const std::vector<std::string>& command, const std::vector<std
   return o;
 }
 
+int run_hook(const std::string& command, const std::vector<std::string>& env) {
+  std::vector<std::string> words = {"sh", "-c", command};
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0)
+    throw RuntimeError(fmt::format("cannot start '{}': {}", command, std::strerror(errno)));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
+    execv("/bin/sh", argv.data());
+    _exit(127);
+  }
+  g_child.store(pid);
+  if (g_signal.load() != 0) kill(pid, g_signal.load());
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  g_child.store(0);
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
 }  // namespace pmemids::sweep

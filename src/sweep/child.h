@@ -7,6 +7,10 @@
 // last "pmemids: error:" line (prefix removed), else its last stderr line.
 // SIGINT or SIGTERM to the sweep is passed to the running child and the outcome
 // is kInterrupted.
+//
+// run_hook runs a shell command (/bin/sh -c, the --before-round command) to its
+// end, stdout and stderr the sweep's, with `env` ("NAME=value") added to the
+// environment; SIGINT and SIGTERM to the sweep are passed to it as to a run.
 #pragma once
 
 #include <string>
@@ -24,6 +28,10 @@ int interrupt_signal();
 
 Outcome run_child(const std::vector<std::string>& command, const std::vector<std::string>& args,
                   const std::string& temp);
+
+// The command's exit code, 128 + the signal that ended it, or 127 when it
+// could not start.
+int run_hook(const std::string& command, const std::vector<std::string>& env);
 
 // The reason to record from a run's stderr.
 std::string reason_from_log(const std::string& log);

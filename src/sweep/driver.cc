@@ -19,6 +19,7 @@
 
 #include "backend/pool.h"
 #include "errors.h"
+#include "run/context.h"
 #include "sweep/records.h"
 #include "sweep/resume.h"
 #include "util/file_checks.h"
@@ -129,39 +130,13 @@ bool keeps_pool(const Configuration& c) {
   return v != nullptr && value_text(*v) == "true";
 }
 
-int repetitions_of(const Configuration& c) {
-  const Value* v = c.option("repeat");
-  return v != nullptr ? static_cast<int>(std::stoll(value_text(*v))) : 1;
-}
-
-// One child run: a whole configuration (repetition -1) or one of its repetitions.
-struct Unit {
-  const Configuration* c;
-  int repetition;
-  int repetitions;
-};
-
-std::vector<Unit> units_of(const std::vector<Configuration>& configs, bool interleave) {
-  std::vector<Unit> units;
-  int rounds = 1;
-  for (const auto& c : configs) rounds = std::max(rounds, interleave ? repetitions_of(c) : 1);
-  for (int k = 0; k < rounds; ++k) {
-    for (const auto& c : configs) {
-      const int reps = repetitions_of(c);
-      if (!interleave || reps == 1) {
-        if (k == 0) units.push_back({&c, -1, reps});
-      } else if (k < reps) {
-        units.push_back({&c, k, reps});
-      }
-    }
-  }
-  return units;
-}
-
-// `args` with --repeat's value replaced by 1.
+// `args` with --repeat's value replaced by 1 (added when absent).
 std::vector<std::string> one_repetition(std::vector<std::string> args) {
-  for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == "--repeat") args[i + 1] = "1";
+  const auto at = std::find(args.begin(), args.end(), "--repeat");
+  if (at == args.end() || at + 1 == args.end()) {
+    args.insert(args.end(), {"--repeat", "1"});
+  } else {
+    *(at + 1) = "1";
   }
   return args;
 }
@@ -241,7 +216,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
   }
   OutputScan recorded = scan;         // updated as this invocation records
   std::set<std::string> skipped_now;  // skipped by this invocation: its other repetitions too
-  const std::vector<Unit> units = units_of(configs, options.interleave);
+  const uint64_t seed = resolve_order_seed(options.rounds, scan, options.out);
+  const std::vector<Unit> units = plan_units(configs, options.interleave, options.rounds, seed);
+  RoundLog round_log(options.rounds, seed, scan.best_calibration_s, log);
   const auto unit_recorded = [&](const Unit& u) {
     if (skipped_now.count(u.c->id) != 0) return true;
     return u.repetition < 0
@@ -256,7 +233,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
   };
   size_t configs_left = 0;
   for (const auto& c : configs) {
-    configs_left += already_recorded(scan, c.id, options.retry_skipped, repetitions_of(c)) ? 0 : 1;
+    configs_left +=
+        already_recorded(scan, c.id, options.retry_skipped, repetitions_of(c, options.rounds)) ? 0
+                                                                                               : 1;
   }
   const size_t total = units.size();
   size_t done = count_done();
@@ -276,6 +255,7 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     const Unit& u = units[i];
     const Configuration* c = u.c;
     if (unit_recorded(u)) continue;
+    if (!options.interrupted()) round_log.enter(u, options.interrupted);
     if (options.interrupted()) {
       stopped = true;
       break;
@@ -291,7 +271,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     const double t0 = options.now();
     std::vector<std::string> args = run_args(*c, spec, pools);
     if (u.repetition >= 0) args = one_repetition(std::move(args));
+    const nlohmann::json load_before = load_average();
     Outcome o = runner(*c, args, temp);
+    const nlohmann::json load_after = load_average();
     const double secs = options.now() - t0;
     if (!keeps_pool(*c) || o.status != Status::kOk) fs::remove_all(pools, ec);
     if (o.status == Status::kInterrupted) {
@@ -310,6 +292,9 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     }
     SweepInfo info{spec.file,      spec.scale,   c->id,        c->index,
                    configs.size(), u.repetition, u.repetitions};
+    round_log.stamp(u, info);
+    info.loadavg_before = load_before;
+    info.loadavg_after = load_after;
     std::string data;
     std::string rate;  // " 245.1 Kops/s": this run's throughput, when it ran
     if (o.status == Status::kOk) {
@@ -378,8 +363,8 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
   size_t configs_done = 0;
   for (const auto& c : configs) {
     configs_done +=
-        skipped_now.count(c.id) != 0 ||
-                already_recorded(recorded, c.id, options.retry_skipped, repetitions_of(c))
+        skipped_now.count(c.id) != 0 || already_recorded(recorded, c.id, options.retry_skipped,
+                                                         repetitions_of(c, options.rounds))
             ? 1
             : 0;
   }
@@ -389,8 +374,10 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     return 130;
   }
   fmt::print(log,
-             "pmemids: sweep done in {}: {} ok, {} skipped, {} failed in this run; records in {}\n",
-             format_duration(options.now() - t_start), ok, skipped, failed, options.out);
+             "pmemids: sweep done in {}: {} ok, {} skipped, {} failed in this run; records in "
+             "{}{}\n",
+             format_duration(options.now() - t_start), ok, skipped, failed, options.out,
+             round_log.noisy_text());
   return failed > 0 ? 1 : 0;
 }
 

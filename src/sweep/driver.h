@@ -24,6 +24,10 @@
 // appends its aggregate record (records.h). A configuration run refuses here
 // is skipped once, for all its repetitions. interleave = false runs each
 // configuration's repetitions in one run, configuration after configuration.
+// The order inside a round is the expansion's, or a fresh random one per round
+// (rounds.random: --interleave); rounds.h has the rounds' order, seed,
+// calibration and record fields. Every group records the load averages
+// around its run.
 //
 // Outcomes:
 //   kOk          the run's records, stamped, appended in one write
@@ -47,6 +51,7 @@
 #include <vector>
 
 #include "sweep/expand.h"
+#include "sweep/rounds.h"
 #include "sweep/sweep_file.h"
 
 namespace pmemids::sweep {
@@ -70,6 +75,7 @@ struct DriverOptions {
   std::string pool_dir;        // base pool directory of configurations that set none
   bool retry_skipped = false;  // run configurations recorded as skipped again
   bool interleave = true;      // repetitions in rounds across configurations (above)
+  RoundOptions rounds;         // their order, count, hook and calibration (rounds.h)
   std::FILE* progress = stderr;
   std::function<bool()> interrupted = [] { return false; };  // checked between runs
   std::function<double()> now = steady_seconds;  // clock of durations, elapsed time and ETA

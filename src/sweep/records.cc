@@ -25,6 +25,16 @@ nlohmann::json sweep_json(const SweepInfo& info, size_t record, size_t records) 
     s["repetition"] = info.repetition;
     s["repetitions"] = info.repetitions;
   }
+  if (info.repetition >= 0 && !info.session.empty()) {
+    s["round"] = info.repetition;
+    s["position"] = info.position;
+    s["session"] = info.session;
+    s["order"] = info.order;
+    if (info.order_seed) s["order_seed"] = *info.order_seed;
+    if (info.round_calibration_s) s["round_calibration_s"] = *info.round_calibration_s;
+  }
+  if (!info.loadavg_before.is_null()) s["loadavg_before"] = info.loadavg_before;
+  if (!info.loadavg_after.is_null()) s["loadavg_after"] = info.loadavg_after;
   return s;
 }
 

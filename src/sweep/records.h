@@ -14,9 +14,14 @@
 //           config.repetition = k and config.repeat = R, and the group of the
 //           repetition that completes a configuration ends with the
 //           configuration's aggregate record (make_aggregate over all R).
+//           Such a repetition is a round (rounds.h): "round" (= repetition),
+//           "position", "session", "order" ("fixed" or "random"),
+//           "order_seed" (random order), "round_calibration_s". Every group
+//           adds "loadavg_before" and "loadavg_after", around its run.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -34,8 +39,16 @@ struct SweepInfo {
   std::string config_id;
   size_t index = 0;
   size_t total = 0;
-  int repetition = -1;  // interleaved: this group's repetition; -1: all of them
+  int repetition = -1;  // interleaved: this group's repetition (its round); -1: all of them
   int repetitions = 1;
+  // Rounds (rounds.h), for a repetition of an interleaved sweep:
+  int position = -1;                          // its place in the round, from 0
+  std::string session;                        // the invocation that ran it
+  std::string order;                          // "fixed" or "random"
+  std::optional<uint64_t> order_seed;         // random order: its seed
+  std::optional<double> round_calibration_s;  // the round's calibration in this session
+  // The 1, 5 and 15-minute load averages around the run (null: not read).
+  nlohmann::json loadavg_before, loadavg_after;
 };
 
 // The run's output: JSON objects, one per line. Throws std::runtime_error when

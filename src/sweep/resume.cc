@@ -1,5 +1,6 @@
 #include "sweep/resume.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace pmemids::sweep {
@@ -16,6 +17,17 @@ struct Group {
   size_t total = 0;
   size_t lines = 0;
 };
+
+// The round fields of a whole group's sweep object.
+void note_round(const nlohmann::json& s, OutputScan& scan) {
+  const auto seed = s.find("order_seed");
+  if (seed != s.end() && seed->is_number_unsigned()) scan.order_seed = seed->get<uint64_t>();
+  const auto cal = s.find("round_calibration_s");
+  if (cal != s.end() && cal->is_number() && cal->get<double>() > 0) {
+    const double v = cal->get<double>();
+    scan.best_calibration_s = std::min(v, scan.best_calibration_s.value_or(v));
+  }
+}
 
 }  // namespace
 
@@ -76,6 +88,7 @@ OutputScan scan_output(std::string_view content) {
     g.expected = j + 1;
     if (!rec.contains("warmup") && !rec.contains("aggregate")) g.measured = rec;
     if (g.lines == g.total) {
+      note_round(*s, scan);
       if (g.kind == "ok" && g.repetition >= 0) {
         scan.ok_repetitions[g.id][g.repetition] = std::move(g.measured);
       } else {

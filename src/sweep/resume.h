@@ -13,11 +13,14 @@
 // An interleaved sweep (driver.h) writes one group per repetition of a
 // configuration, its "sweep" object naming the "repetition" (from 0) of
 // "repetitions"; a group without "repetition" holds every repetition.
+// Its whole groups' "order_seed" and "round_calibration_s" are read too (the
+// last seed, the least calibration).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -35,6 +38,10 @@ struct OutputScan {
   uint64_t keep_bytes = 0;        // bytes to keep: the rest is a torn tail
   size_t lines = 0;               // whole lines that parse
   size_t ignored = 0;             // whole lines not counted (do not parse, incomplete group)
+  // Rounds (rounds.h): the order seed of the last record that has one, and the
+  // shortest round calibration recorded.
+  std::optional<uint64_t> order_seed;
+  std::optional<double> best_calibration_s;
 };
 
 OutputScan scan_output(std::string_view content);

@@ -227,6 +227,21 @@ def test_regions_are_disjoint_per_thread_unless_shared(pmemids):
         assert len(r["metrics"]["per_thread"]) == 2
 
 
+def test_latency_measures_the_hit_ratio_it_primed(pmemids):
+    """Fails on the old code (hit_ratio_achieved was null). A 1 MiB region primes into
+    L2/L3 whatever the machine's load; a miss is a DRAM access, 10x slower: the probes'
+    classification has a wide margin."""
+    recs = ok(micro(pmemids, "latency", "--access", "load,pstore", "--hit-ratio", "0,1",
+                    "--region", "1M"))
+    for r in recs:
+        c, m = r["config"], r["metrics"]
+        probes = max(256, c["lines"] // 64)
+        assert c["timed_lines"] == c["lines"] - probes and m["ops"] == c["timed_lines"]
+        assert c["touched_lines"] == round(c["hit_ratio"] * c["lines"])
+        assert 0 < m["probe_hit_ns"] < m["probe_miss_ns"]
+        assert abs(m["hit_ratio_achieved"] - c["hit_ratio"]) <= 0.25, (c["hit_ratio"], m)
+
+
 def test_media_benches_say_what_emulated_pmem_cannot_show(pmemids):
     recs = ok(micro(pmemids, "rmw", "--io", "256", "--ops-per-thread", "500"))
     r = recs[0]

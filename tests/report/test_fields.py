@@ -78,9 +78,11 @@ def micro_records(binary, tmp_path_factory) -> list[dict]:
     out = tmp_path_factory.mktemp("fields-micro") / "m.jsonl"
     pools = Path(tempfile.mkdtemp(prefix="pmemids-fields-", dir="/dev/shm"))
     try:
-        for args in (["persist", "--op", "persist", "--size", "64"], ["rmw", "--io", "256"]):
-            p = run_binary(binary, "micro", *args, "--ops-per-thread", "1000", "--min-time", "0",
-                           "--pool-dir", str(pools), "--out", str(out))
+        counted = ["--ops-per-thread", "1000", "--min-time", "0"]
+        for args in (["persist", "--op", "persist", "--size", "64", *counted],
+                     ["rmw", "--io", "256", *counted],
+                     ["latency", "--access", "load", "--hit-ratio", "0", "--region", "256K"]):
+            p = run_binary(binary, "micro", *args, "--pool-dir", str(pools), "--out", str(out))
             assert p.returncode == 0, p.stderr
     finally:
         shutil.rmtree(pools, ignore_errors=True)

@@ -48,6 +48,20 @@ def test_micro_records_are_rows_one_configuration_per_point(tmp_path):
     assert res.groups[0].estimate == pytest.approx(3, rel=0.01)
 
 
+def test_repetitions_min_time_grew_apart_are_one_point(tmp_path):
+    """Fails on the old code: each repetition's --min-time growth made its own configuration,
+    and a check refused the selection ("differ in ops_per_thread")."""
+    recs = [micro("flush", 64, 3e7, rep) for rep in range(3)] + [micro("persist", 64, 1e7, rep) for rep in range(3)]
+    for k, r in enumerate(recs):
+        r["config"].update(ops_per_thread_asked=5000, ops_per_thread=65000 + 5000 * (k % 3), min_time=0.01)
+    df, _ = frame(tmp_path, recs)
+    assert df["config_id"].nunique() == 2 and set(df["ops_per_thread"]) == {5000}
+    res = evaluate.evaluate(predicate.parse(
+        "ratio(select(bench=persist, op=flush, ops_per_thread=5000), select(bench=persist, op=persist), "
+        "metric=ops_per_sec) > 1.5"), df)
+    assert res.outcome == "reproduced" and res.groups[0].n == (3, 3)
+
+
 def test_micro_numa_setting_is_the_locality(tmp_path):
     recs = [micro("persist", 64, 1e7, rep, numa) for numa in ("local", "remote") for rep in range(2)]
     df, _ = frame(tmp_path, recs)

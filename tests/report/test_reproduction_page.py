@@ -119,3 +119,19 @@ def test_readme_update_replaces_only_the_rows_of_its_claims(tmp_path, capsys):
     assert "no table of verdicts" in capsys.readouterr().err
     assert bare.read_text() == f"{table.BEGIN}\nno table\n{table.END}\n"
     assert before != text
+
+
+def test_page_shows_the_measured_outcome_beside_a_label(tmp_path):
+    v = verdict("002-I2", "media property: not expected on emulated PMEM", "1.2x")
+    v.update({"class": "media property", "outcome": "not reproduced",
+              "measured": "measured: not reproduced, 1 of 3 groups fail"})
+    v["checks"][0].update(label="media", label_applies=True,
+                          magnitude={"text": "magnitude 1.2x vs the seed's 1.6-2x: outside"})
+    v["requires"] = [{**v["checks"][0], "what": "a region 4x the LLC", "label": None, "outcome": "reproduced"}]
+    path = write(tmp_path, [v])
+    assert main([str(path), "--out", str(tmp_path / "out")]) == 0
+    page = (tmp_path / "out" / "reproduction.html").read_text()
+    assert ('<td class="verdict media">media property: not expected on emulated PMEM '
+            "(measured: not reproduced, 1 of 3 groups fail)</td>") in page
+    assert "[media: shown, not deciding]" in page and "magnitude 1.2x vs the seed&#39;s 1.6-2x: outside" in page
+    assert "Requires: <strong>a region 4x the LLC</strong>: met" in page

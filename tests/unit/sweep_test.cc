@@ -6,10 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "errors.h"
@@ -1061,6 +1064,171 @@ mode = ["pmem-volatile", "dram"]
   FakeRun retry;
   EXPECT_EQ(f.run(retry, true, true), 0);
   EXPECT_EQ(retry.runs, (std::map<std::string, int>{{f.configs[0].id, 1}}));
+}
+
+// ------------------------------------------------------------------ random rounds (--interleave)
+
+// Randomized rounds over kFourDram: `rounds` rounds in the order of `seed`,
+// the calibration returning the next of `calibrations` (then the last again).
+struct RandomRounds {
+  DriverFixture& f;
+  std::vector<std::string> calls;  // config ids in the order they ran
+  std::vector<double> calibrations = {0.02};
+  size_t calibrated = 0;
+
+  int run(FakeRun& fake, std::optional<uint64_t> seed, int rounds = 0,
+          const std::string& before_round = "") {
+    std::FILE* progress = std::fopen(f.progress_path.c_str(), "a");
+    DriverOptions o = f.options(progress);
+    o.interleave = true;
+    o.rounds.random = true;
+    o.rounds.seed = seed;
+    o.rounds.rounds = rounds;
+    o.rounds.before_round = before_round;
+    o.rounds.calibrate = [this] {
+      return calibrations[std::min(calibrated++, calibrations.size() - 1)];
+    };
+    auto runner = [&](const Configuration& c, const std::vector<std::string>& a,
+                      const std::string& t) {
+      calls.push_back(c.id);
+      return fake(c, a, t);
+    };
+    int code = -1;
+    try {
+      code = run_sweep(f.spec, f.configs, runner, o);
+    } catch (...) {
+      std::fclose(progress);
+      throw;
+    }
+    std::fclose(progress);
+    return code;
+  }
+  // The ids of round k in the order of `seed`.
+  std::vector<std::string> order(uint64_t seed, int k) const {
+    std::vector<std::string> ids;
+    for (const auto& c : f.configs) ids.push_back(c.id);
+    std::sort(ids.begin(), ids.end(), [&](const auto& a, const auto& b) {
+      return order_key(seed, k, a) < order_key(seed, k, b);
+    });
+    return ids;
+  }
+};
+
+TEST(SweepRounds, EachRoundRunsEveryConfigurationOnceInTheOrderOfTheSeed) {
+  DriverFixture f(kFourDram);
+  RandomRounds r{f};
+  FakeRun fake;
+  EXPECT_EQ(r.run(fake, 7, 5), 0);
+  ASSERT_EQ(r.calls.size(), 20u);  // 5 rounds (--rounds) of 4, whatever repeat = 2 says
+  std::set<std::vector<std::string>> orders;
+  for (int k = 0; k < 5; ++k) {
+    const std::vector<std::string> round(r.calls.begin() + 4 * k, r.calls.begin() + 4 * k + 4);
+    EXPECT_EQ(round, r.order(7, k)) << k;
+    orders.insert(round);
+  }
+  EXPECT_GT(orders.size(), 1u);  // a fresh order per round, not one order repeated
+  std::map<std::pair<int, std::string>, int> cells;
+  std::set<std::string> sessions;
+  for (const auto& rec : f.records()) {
+    if (rec.contains("aggregate")) continue;
+    const auto& s = rec["sweep"];
+    const int k = s["round"];
+    ++cells[{k, s["config_id"]}];
+    EXPECT_EQ(s["repetition"], k);
+    EXPECT_EQ(rec["config"]["repetition"], k);
+    EXPECT_EQ(rec["config"]["repeat"], 5);
+    EXPECT_EQ(r.order(7, k)[s["position"].get<size_t>()], s["config_id"]);
+    EXPECT_EQ(s["order"], "random");
+    EXPECT_EQ(s["order_seed"], 7);
+    EXPECT_DOUBLE_EQ(s["round_calibration_s"].get<double>(), 0.02);
+    EXPECT_TRUE(s["loadavg_before"].is_array() && s["loadavg_after"].is_array());
+    sessions.insert(s["session"]);
+  }
+  EXPECT_EQ(cells.size(), 20u);
+  for (const auto& [cell, n] : cells) EXPECT_EQ(n, 1);
+  EXPECT_EQ(sessions.size(), 1u);
+  EXPECT_EQ(r.calibrated, 5u);  // once per round
+}
+
+TEST(SweepRounds, ResumedRoundKeepsTheRecordedSeedAndRunsOnlyMissingCells) {
+  DriverFixture f(kFourDram);
+  RandomRounds r{f};
+  FakeRun first;
+  first.crash_at = 6;  // dies in round 1, after two of its cells
+  EXPECT_THROW(r.run(first, std::nullopt, 3), std::runtime_error);
+  const uint64_t seed = f.records().front()["sweep"]["order_seed"];
+  FakeRun second;
+  EXPECT_EQ(r.run(second, std::nullopt, 3), 0);  // no seed given: the recorded one
+  std::vector<std::string> planned;
+  for (int k = 0; k < 3; ++k) {
+    const auto ids = r.order(seed, k);
+    planned.insert(planned.end(), ids.begin(), ids.end());
+  }
+  // The crashed call ran nothing; the resumed sweep goes on in the planned order.
+  std::vector<std::string> ran(r.calls.begin(), r.calls.begin() + 6);
+  ran.insert(ran.end(), r.calls.begin() + 7, r.calls.end());
+  EXPECT_EQ(ran, planned);
+  std::map<std::pair<int, std::string>, int> cells;
+  for (const auto& rec : f.records()) {
+    if (!rec.contains("aggregate")) ++cells[{rec["sweep"]["round"], rec["sweep"]["config_id"]}];
+  }
+  EXPECT_EQ(cells.size(), 12u);
+  for (const auto& [cell, n] : cells) EXPECT_EQ(n, 1);
+  // Another seed would reorder the rounds already started: refused.
+  FakeRun third;
+  EXPECT_NE(usage_error([&] { r.run(third, seed + 1, 4); }).find("already holds rounds"),
+            std::string::npos);
+  EXPECT_TRUE(third.runs.empty());
+}
+
+TEST(SweepRounds, MoreRoundsRunOnlyTheNewOnesUnderTheSameIds) {
+  DriverFixture f(kFourDram);
+  RandomRounds r{f};
+  FakeRun first;
+  EXPECT_EQ(r.run(first, 3, 2), 0);
+  FakeRun second;
+  EXPECT_EQ(r.run(second, std::nullopt, 4), 0);
+  for (const auto& c : f.configs) EXPECT_EQ(second.runs[c.id], 2);
+  std::map<std::string, std::set<int>> rounds;
+  std::set<std::string> sessions;
+  for (const auto& rec : f.records()) {
+    if (rec.contains("aggregate")) continue;
+    rounds[rec["sweep"]["config_id"]].insert(rec["sweep"]["round"].get<int>());
+    sessions.insert(rec["sweep"]["session"]);
+  }
+  for (const auto& c : f.configs) EXPECT_EQ(rounds[c.id], (std::set<int>{0, 1, 2, 3}));
+  EXPECT_EQ(sessions.size(), 2u);  // the rounds of each invocation are told apart
+}
+
+TEST(SweepRounds, NoisyRoundsAreNamedAgainstTheBestCalibration) {
+  DriverFixture f(kFourDram);
+  RandomRounds r{f};
+  r.calibrations = {0.010, 0.012, 0.035};
+  FakeRun fake;
+  EXPECT_EQ(r.run(fake, 1, 3), 0);
+  const std::string log = slurp(f.progress_path);
+  EXPECT_NE(log.find("round 3 of 3 (random order, seed 1): calibration 35.0 ms (3.50x the best: "
+                     "noisy)"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("noisy rounds (calibration over 3x the best 10.0 ms): 3 (35.0 ms)"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("round 2 of 3 (random order, seed 1): calibration 12.0 ms (1.20x the best)\n"),
+            log.find("round 2 of 3"))
+      << log;
+}
+
+TEST(SweepRounds, BeforeRoundRunsOncePerRoundAndItsFailureStopsTheSweep) {
+  DriverFixture f(kFourDram);
+  RandomRounds r{f};
+  const std::string marks = f.dir.file("marks");
+  FakeRun fake;
+  EXPECT_EQ(r.run(fake, 1, 2, "echo $PMEMIDS_SWEEP_ROUND >> " + marks), 0);
+  EXPECT_EQ(slurp(marks), "0\n1\n");
+  FakeRun more;
+  EXPECT_THROW(r.run(more, std::nullopt, 3, "exit 3"), RuntimeError);
+  EXPECT_TRUE(more.runs.empty());  // nothing of round 3 ran
 }
 
 TEST(SweepDriver, DurationFormat) {

@@ -1,13 +1,17 @@
 // The thread machinery around the structures: worker crews (barrier, duration,
 // timeline, failure), pinning and NUMA placement, lock kinds per mode, and the
 // parallel mode's independent instances.
+#include <fmt/format.h>
 #include <numa.h>
 #include <sched.h>
 
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <numeric>
+#include <set>
 
 #include "run/registry.h"
 #include "run/runner.h"
@@ -314,6 +318,35 @@ TEST(PlacementTest, CompactAndScatterPinEachThreadToOneAllowedCpu) {
     EXPECT_EQ(used, std::set<int>(allowed.begin(), allowed.end()));
     EXPECT_TRUE(p.warnings.empty());
   }
+}
+
+// pin cores: one hardware thread per core (the lowest allowed CPU of each core,
+// read from sysfs here), threads beyond the cores wrapping around: SMT unused.
+TEST(PlacementTest, CoresPinsOneHardwareThreadPerCoreAndWraps) {
+  std::map<std::pair<std::string, std::string>, int> first;  // (package, core) -> lowest CPU
+  for (int c : current_cpus()) {
+    const auto topo = [c](const char* f) {
+      std::ifstream in(fmt::format("/sys/devices/system/cpu/cpu{}/topology/{}", c, f));
+      std::string v;
+      in >> v;
+      return v;
+    };
+    first.try_emplace({topo("physical_package_id"), topo("core_id")}, c);
+  }
+  std::set<int> cores;
+  for (const auto& [key, cpu] : first) cores.insert(cpu);
+  const int n = static_cast<int>(cores.size());
+  const Placement p = plan_placement({.pin = PinPolicy::kCores, .threads = 2 * n});
+  EXPECT_EQ(p.allowed_cpus, n);
+  ASSERT_EQ(p.thread_cpus.size(), static_cast<size_t>(2 * n));
+  std::set<int> used;
+  for (const auto& cpus : p.thread_cpus) {
+    ASSERT_EQ(cpus.size(), 1u);
+    used.insert(cpus[0]);
+  }
+  EXPECT_EQ(used, cores);
+  EXPECT_EQ(p.thread_cpus[0], p.thread_cpus[n]);  // wrapped
+  ASSERT_EQ(p.warnings.size(), 1u);               // 2n threads on n cores
 }
 
 TEST(PlacementTest, AppliedPinningIsVerifiedAndReported) {

@@ -19,8 +19,7 @@
     cores = 4                         # at least this many CPUs
     pmu = true                        # hardware performance counters
     smt = true                        # simultaneous multithreading (hyper-threads)
-    media = true                      # a property of Optane media: on emulated PMEM the verdict is
-                                      # "media property: not expected on emulated PMEM"
+    media = true                      # every check without its own label is labelled media
 
     [minutes]                         # wall time per scale on the development machine, for --list
     quick = 1                         # (docs/reproduce.md says how they were measured)
@@ -29,11 +28,30 @@
     file = "sweeps/fig3-single-thread.toml"   # relative to the claim file's directory or a parent
     only = { mode = ["pmem-persist", "pmem-trans"] }   # optional: pmemids sweep --only key=v,...
 
+    seed_cpu = "Intel Cascade Lake"   # optional: the CPU the seed measured on, named beside
+                                      # ours in the verdict (claims about cache-line instructions)
+    drop_noisy_rounds = true          # optional (default false): rounds whose calibration is over
+                                      # 3x the best are left out of the decision (rounds.py)
+    interleave = false                # optional (default true): run the sweeps once, not in
+                                      # rounds added until decided (repetitions that are seeds
+                                      # of a deterministic measurement: more rounds repeat them)
+
+    [[require]]                       # zero or more: what the experiment must have achieved
+    what = "..."                      # for the seed's condition to hold (the condition in words)
+    predicate = "value(...) >= 4 for all"     # the same language as checks; must hold, else
+                                      # "not measurable here: <what> not achieved (measured ...)"
+
     [[check]]                         # one or more; the claim holds when every check does
     what = "..."                      # the check in words
     predicate = "ratio(...) < 1 for all"      # predicate.py
     seed_figure = "..."               # optional: the seed's figure for this check
     seed_values = { bplustree = 1.294 }   # optional: the seed's value per group label
+    seed_range = [1.09, 1.16]         # optional: the seed's magnitude; the verdict says whether
+                                      # ours is within it (evaluate.CheckResult.magnitude)
+    label = "media"                   # optional (LABELS): media (a property of Optane media:
+                                      # on emulated PMEM shown, not decided), dax (needs a DAX
+                                      # file system: without one shown, not decided), sanity
+                                      # (cannot fail on any x86: decided, counted apart)
 
 load(path) validates everything it can without the binary (schema, predicate syntax,
 metric names against fields.py) and raises ClaimError "<file>: <what>" otherwise.
@@ -54,11 +72,14 @@ SCALES = ("quick", "default", "paper")
 CAUSES = ("software", "cpu-cache", "prefetcher", "memory-controller", "media", "numa")
 
 _TOP = {"id", "seed", "section", "claim", "cause", "figure", "seed_says", "scales", "needs",
-        "minutes", "sweep", "check"}
+        "minutes", "sweep", "check", "require", "seed_cpu", "drop_noisy_rounds", "interleave"}
 _NEEDS = {"commands", "structures", "options", "tools", "numa_nodes", "cores", "pmu", "smt",
           "media"}
 _SWEEP = {"file", "only"}
-_CHECK = {"what", "predicate", "seed_figure", "seed_values"}
+_CHECK = {"what", "predicate", "seed_figure", "seed_values", "seed_range", "label"}
+_REQUIRE = {"what", "predicate"}
+# Per-check labels: what a check's outcome needs to speak for the seed's claim.
+LABELS = ("media", "dax", "sanity")
 _ID = re.compile(r"(00[1-4])-[A-Za-z0-9][A-Za-z0-9._-]*")
 _OPTION = re.compile(r"([a-z][a-z0-9-]*) --([a-z][a-z0-9-]*)")
 
@@ -114,6 +135,15 @@ class ClaimCheck:
     check: Check
     seed_figure: str | None = None
     seed_values: dict = field(default_factory=dict)
+    seed_range: tuple[float, float] | None = None
+    label: str | None = None
+
+
+@dataclass(frozen=True)
+class Requirement:
+    what: str          # the condition, in words
+    predicate: str
+    check: Check
 
 
 @dataclass(frozen=True)
@@ -131,9 +161,13 @@ class Claim:
     sweeps: tuple[SweepRef, ...]
     checks: tuple[ClaimCheck, ...]
     path: Path
+    requires: tuple[Requirement, ...] = ()
+    seed_cpu: str | None = None
+    drop_noisy_rounds: bool = False
+    interleave: bool = True
 
     def metrics(self) -> set[str]:
-        return {c.check.metric for c in self.checks}
+        return {c.check.metric for c in (*self.checks, *self.requires)}
 
     def runnable_at(self, scale: str) -> bool:
         return scale in self.scales
@@ -208,11 +242,20 @@ def load(path: Path) -> Claim:
     checks = data.get("check")
     if not isinstance(checks, list) or not checks:
         raise fail("check: missing; accepted: one or more [[check]] tables with what and predicate")
+    requires = data.get("require", [])
+    if not isinstance(requires, list):
+        raise fail("require: accepted: [[require]] tables with what and predicate")
+    for key in ("drop_noisy_rounds", "interleave"):
+        if not isinstance(data.get(key, False), bool):
+            raise fail(f"{key}: {data[key]!r}; accepted: true or false")
     return Claim(cid, seed, _string(data, "section", "", fail), _string(data, "claim", "", fail),
                  tuple(cause), _string(data, "figure", "", fail, required=False),
                  _string(data, "seed_says", "", fail, required=False), tuple(scales), needs,
                  dict(minutes), refs,
-                 tuple(_check(c, i, needs, fail) for i, c in enumerate(checks)), path)
+                 tuple(_check(c, i, needs, fail) for i, c in enumerate(checks)), path,
+                 tuple(_require(r, i, needs, fail) for i, r in enumerate(requires)),
+                 _string(data, "seed_cpu", "", fail, required=False),
+                 data.get("drop_noisy_rounds", False), data.get("interleave", True))
 
 
 def load_dir(directory: Path) -> list[Claim]:
@@ -291,23 +334,24 @@ def _sweep(table, i: int, path: Path, needs: Needs, fail) -> SweepRef:
     return SweepRef(found, written, tuple(terms))
 
 
-def _check(table, i: int, needs: Needs, fail) -> ClaimCheck:
-    where = f"check[{i}]."
-    if not isinstance(table, dict):
-        raise fail(f"check[{i}]: must be a table")
-    _known(table, _CHECK, where, fail)
-    what = _string(table, "what", where, fail)
+def _predicate(table: dict, where: str, needs: Needs, fail) -> tuple[str, Check]:
     text = _string(table, "predicate", where, fail)
     try:
         check = parse(text)
     except PredicateError as e:
         raise fail(f"{where}predicate: {e}: {text}") from e
+    pending = needs.commands or needs.structures or needs.options
     for metric in check.metrics():
-        if not fields.is_metric(metric):
+        # A name may also be a number of the record's configuration or context
+        # (hit_ratio_achieved-hit_ratio, footprint_bytes/llc_bytes, region_bytes/llc_bytes);
+        # those of pending commands are checked when they land.
+        if not (fields.is_metric(metric) or fields.is_context_number(metric) or pending
+                or fields.is_config_key(metric)):
             raise fail(f"{where}predicate: unknown metric '{metric}'; accepted: "
-                       f"{fields.metrics_text()}")
+                       f"{fields.metrics_text()}; also a configuration key or "
+                       f"{', '.join(fields.CONTEXT_NUMBERS)}")
     # Keys of records that exist today are checked here; those of pending commands when they land.
-    if not (needs.commands or needs.structures or needs.options):
+    if not pending:
         for key in sorted(check.keys()):
             if not fields.is_config_key(key):
                 raise fail(f"{where}predicate: unknown configuration key '{key}'; accepted: "
@@ -316,9 +360,35 @@ def _check(table, i: int, needs: Needs, fail) -> ClaimCheck:
         if check.quantifier.n > 1:
             raise fail(f"{where}predicate: 'for at least {check.quantifier.n}' without by=[...]: "
                        "there is one group")
+    return text, check
+
+
+def _table(table, kind: str, i: int, allowed: set[str], needs: Needs, fail) -> tuple[str, str, str, Check]:
+    """A [[check]] or [[require]] table's place, `what` and predicate."""
+    where = f"{kind}[{i}]."
+    if not isinstance(table, dict):
+        raise fail(f"{kind}[{i}]: must be a table")
+    _known(table, allowed, where, fail)
+    return (where, _string(table, "what", where, fail), *_predicate(table, where, needs, fail))
+
+
+def _check(table, i: int, needs: Needs, fail) -> ClaimCheck:
+    where, what, text, check = _table(table, "check", i, _CHECK, needs, fail)
     values = table.get("seed_values", {})
     if not isinstance(values, dict) or any(
             isinstance(v, bool) or not isinstance(v, int | float) for v in values.values()):
         raise fail(f"{where}seed_values: {values!r}; accepted: a table of group label = number")
+    span = table.get("seed_range")
+    if span is not None and (not isinstance(span, list) or len(span) != 2 or any(
+            isinstance(v, bool) or not isinstance(v, int | float) for v in span) or span[0] > span[1]):
+        raise fail(f"{where}seed_range: {span!r}; accepted: [low, high], two numbers, low <= high")
+    label = table.get("label", "media" if needs.media else None)
+    if label is not None and label not in LABELS:
+        raise fail(f"{where}label: {label!r}; accepted: one of {', '.join(LABELS)}")
     return ClaimCheck(what, text, check, _string(table, "seed_figure", where, fail, required=False),
-                      dict(values))
+                      dict(values), tuple(float(v) for v in span) if span else None, label)
+
+
+def _require(table, i: int, needs: Needs, fail) -> Requirement:
+    _, what, text, check = _table(table, "require", i, _REQUIRE, needs, fail)
+    return Requirement(what, text, check)

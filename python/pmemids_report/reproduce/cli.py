@@ -1,14 +1,16 @@
 """`pmemids reproduce`: the claims of the seed papers as runnable checks (docs/reproduce.md).
 
-    pmemids reproduce --list                        one line per claim
+    pmemids reproduce --list [--coverage]           one line per claim [and the claim inventory's
+                                                    counts per seed: inventory.py]
     pmemids reproduce --check [ID...]               every claim file validates, its sweeps expand
-    pmemids reproduce ID [ID...] [--scale S] [--out DIR]
+    pmemids reproduce ID [ID...] [--scale S] [--out DIR] [--budget D] [--max-rounds N]
     pmemids reproduce --all [--scale S] [--out DIR]
     pmemids reproduce ID... --from FILE|DIR         evaluate existing records (merged shards), run nothing
 
 Running a claim: for each of its sweeps, `pmemids sweep FILE --scale S --out
-DIR/S/<sweep name>.jsonl [--only ...]` (resumable by the sweep's own resume: a second
-invocation runs only what is missing), then the checks over those records; the
+DIR/S/<sweep name>.jsonl [--only ...] --interleave --rounds N` (resumable by the
+sweep's own resume: a second invocation runs only what is missing), then the checks
+over those records, with rounds added until the claim is decided (rounds.py); the
 verdict is printed and appended to DIR/S/verdicts.jsonl. At the end the report of
 DIR/S (figures and the reproduction page) is written to DIR/S/report/.
 
@@ -32,7 +34,7 @@ from pathlib import Path
 from .. import load
 from ..stats import DEFAULTS
 from . import claims as claims_mod
-from . import rows as rows_mod
+from . import rounds as rounds_mod
 from . import verdict as verdict_mod
 from .claims import SCALES, Claim, ClaimError, Needs
 from .evaluate import EvaluationError, matches
@@ -64,6 +66,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog=PROG, description="Run the seed papers' claims and decide each with a verdict.")
     p.add_argument("ids", nargs="*", metavar="ID", help="claim ids (see --list) or claim files")
     p.add_argument("--list", action="store_true", help="one line per claim, then exit")
+    p.add_argument("--coverage", action="store_true",
+                   help="with --list: per seed, the paper's claims, those with a claim file and "
+                        "those without (reproduce/inventory/inventory.toml)")
     p.add_argument("--check", action="store_true",
                    help="validate claim files: schema, predicates, metrics, sweeps expand (dry run)")
     p.add_argument("--all", action="store_true", help="every claim")
@@ -77,9 +82,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--pool-dir", metavar="DIR", help="passed to pmemids sweep")
     p.add_argument("--claims", type=Path, metavar="DIR", help="claim files (default <repo>/reproduce)")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
+    rounds_mod.add_arguments(p)
     args = p.parse_args(argv)
     if args.list and (args.ids or args.all or args.check):
         p.error("--list takes no claim ids, --all or --check")
+    if args.coverage and not args.list:
+        p.error("--coverage goes with --list")
     if args.all and args.ids:
         p.error("give claim ids or --all, not both")
     if not (args.list or args.check or args.all or args.ids):
@@ -198,7 +206,7 @@ _NOT_IN_ARGUMENTS = {"hostname", "pmem", "git_revision", "locality"}
 
 
 def _check_terms(claim: Claim, scale: str, configs: list[dict]) -> None:
-    for ch in claim.checks:
+    for ch in (*claim.requires, *claim.checks):
         for sel in ch.check.selections:
             for key, words in sel.terms:
                 if key in _NOT_IN_ARGUMENTS:
@@ -270,20 +278,21 @@ class Runner:
     def output(self, sweep_file: Path) -> Path:
         return self.out / f"{sweep_file.stem}.jsonl"
 
-    def run(self, claim: Claim) -> list[Path]:
+    def run(self, claim: Claim, extra: tuple[str, ...] = ()) -> list[Path]:
+        """Runs the claim's sweeps with `extra` sweep arguments (--interleave --rounds N)."""
         files = []
         for s in claim.sweeps:
             out = self.output(s.file)
             files.append(out)
-            key = (str(s.file), s.only)
+            key = (str(s.file), s.only, extra)
             if key in self.done:
                 continue
             cmd = [self.bin, "sweep", str(s.file), "--scale", self.scale, "--out", str(out),
-                   *s.only_args()]
+                   *s.only_args(), *extra]
             if self.pool_dir:
                 cmd += ["--pool-dir", self.pool_dir]
             print(f"{PROG}: {claim.id}: pmemids sweep {s.written} --scale {self.scale} --out {out} "
-                  + " ".join(s.only_args()), file=sys.stderr, flush=True)
+                  + " ".join([*s.only_args(), *extra]), file=sys.stderr, flush=True)
             try:
                 code = subprocess.call(cmd, stdout=sys.stderr)
             except OSError as e:
@@ -296,15 +305,6 @@ class Runner:
         return files
 
 
-def evaluate_claim(claim: Claim, scale: str, files: list[Path]) -> dict:
-    present = [str(f) for f in files if Path(f).exists() and Path(f).stat().st_size > 0]
-    records = load.read_records(present) if present else []
-    records = rows_mod.of_sweeps(records, [s.file for s in claim.sweeps])
-    rows = rows_mod.run_rows(records, claim.metrics())
-    skipped = rows_mod.skipped_rows(records)
-    return verdict_mod.decide(claim, scale, rows, skipped, present)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     bin_path = binary()
@@ -313,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
         machine = Machine(bin_path)
         if args.list:
             list_claims(all_claims, machine)
+            if args.coverage:
+                from . import inventory
+                entries = inventory.load(args.claims or claims_dir(), all_claims)
+                print("\n".join(inventory.coverage(entries, all_claims)))
             return 0
         chosen = all_claims if args.all or not args.ids else select_claims(all_claims, args.ids)
         if args.check:
@@ -346,6 +350,7 @@ def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int
     else:
         out.mkdir(parents=True, exist_ok=True)
     runner = Runner(bin_path, out, args.scale, args.pool_dir)
+    design = rounds_mod.design_of(args)
     verdicts = []
     for claim in chosen:
         t0 = time.monotonic()
@@ -353,8 +358,7 @@ def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int
         if reasons:
             record = verdict_mod.not_measurable(claim, args.scale, "; ".join(reasons))
         else:
-            files = sources if sources is not None else runner.run(claim)
-            record = evaluate_claim(claim, args.scale, files)
+            record = rounds_mod.decide_claim(claim, args.scale, design, runner, sources)
         record["seconds"] = round(time.monotonic() - t0, 1)
         verdicts.append(record)
         print(verdict_mod.text(record), flush=True)
@@ -364,7 +368,7 @@ def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int
     if len(verdicts) > 1:
         print("\nsummary:")
         for v in verdicts:
-            print(f"  {v['claim']['id']:<10} {v['verdict']}")
+            print(f"  {v['claim']['id']:<10} {v['display']}")
     if sources is None and not args.no_report:
         from .. import report  # matplotlib: only when a report is drawn
         inputs = [str(f) for f in sorted(out.glob("*.jsonl")) if f.stat().st_size > 0]

@@ -21,12 +21,24 @@ checked metric added. For a check:
                mean(log D), Satterthwaite's degrees of freedom
      diff      Welch's t interval of mean(A) - mean(B)
      value     Student's t interval of mean(A)
-   at family-wise level 95%: each group's interval at 1 - 0.05/m, m = the groups of the
-   check with an interval (Bonferroni). Each selection needs at least MIN_REPETITIONS
-   values; one without spread (every repetition equal, e.g. a deterministic counter)
-   adds no width.
+   Paired: when the selections ran in the same rounds of an interleaved sweep (rows
+   with the same `round_key`: one session's round; one record per selection each) in
+   at least MIN_PAIRED_ROUNDS rounds, ratio, contrast and diff are computed per round
+   and their interval taken over the rounds (paired.py: paired t, or Wilcoxon
+   signed-rank with the Hodges-Lehmann interval when the per-round values are far
+   from normal); records without a partner in their round are left out (the group's
+   note counts them). Otherwise (back-to-back repetitions, records of a plain run,
+   rounds of different sessions) Welch's. Each group says which test made it.
+   The level is family-wise 95%: each group's interval at 1 - 0.05/(k m), m = the
+   groups of the check with an interval, k = the looks of a sequential design
+   (rounds.py; 1 without one): Bonferroni over both. An `equivalent` test is two
+   one-sided tests at 0.05/(k m) each (TOST), whose decision is the interval at
+   1 - 2 x 0.05/(k m). Each selection needs at least MIN_REPETITIONS values; one
+   without spread (every repetition equal, e.g. a deterministic counter) adds no
+   width.
 4. A group holds when its whole interval passes the test, fails when none of it does,
-   and is within noise otherwise. The check is reproduced when at least `needed` groups
+   and is within noise otherwise (`outside A..B` passes outside the range: it holds
+   when the interval lies wholly on one side of it, fails when wholly inside). The check is reproduced when at least `needed` groups
    hold (the quantifier), not reproduced when so many fail that `needed` cannot be
    reached, and within noise otherwise. With no group measured, or fewer groups than
    the quantifier needs, the check has no data (its `reason` says why).
@@ -39,19 +51,22 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from . import tdist
-from .predicate import Check, Selection
+from . import paired, tdist
+from .predicate import RANGE_TESTS, Check, Selection
 
 ALPHA = 0.05
 MIN_REPETITIONS = 2
+MIN_PAIRED_ROUNDS = 3
 HOLDS, FAILS, NOISE, MISSING = "holds", "fails", "within noise", "no data"
 TEST_TEXT = ("Welch's t interval per group (ratio, contrast: of log values, i.e. of geometric "
-             "means; value: Student's t), family-wise 95% (Bonferroni over the check's groups); "
-             "a group holds when its whole interval passes, fails when none of it does")
+             "means; value: Student's t), family-wise 95% (Bonferroni over the check's groups; "
+             "an equivalence margin by two one-sided tests, TOST); a group holds when its whole "
+             "interval passes, fails when none of it does")
 # Each function is a linear combination of the selections' means, of their logarithms
 # for the ratios.
 COEFFICIENTS = {"ratio": (1, -1), "contrast": (1, -1, -1, 1), "diff": (1, -1), "value": (1,)}
 LOGARITHMIC = ("ratio", "contrast")
+PAIRABLE = ("ratio", "contrast", "diff")
 STATUS_WORDS = {HOLDS: "hold", FAILS: "fail", NOISE: "within noise", MISSING: "no data"}
 
 
@@ -71,12 +86,13 @@ class Group:
     status: str = MISSING
     note: str = ""                  # why no data / noise; "across hosts a, b"
     seed_value: float | None = None
+    test: str | None = None         # the test that made the interval (paired.py's names)
 
     def to_json(self) -> dict:
         return {"group": self.label, "n": list(self.n), "mean": list(self.mean),
                 "cv": list(self.cv), "estimate": self.estimate,
                 "ci": list(self.ci) if self.ci else None, "status": self.status,
-                "note": self.note or None, "seed_value": self.seed_value}
+                "note": self.note or None, "seed_value": self.seed_value, "test": self.test}
 
 
 @dataclass
@@ -87,9 +103,43 @@ class CheckResult:
     level: float | None = None      # the per-group confidence level used
     skipped: list[str] = field(default_factory=list)  # reasons of skipped configurations selected
     reason: str = ""                # why there is no data
+    looks: int = 1                  # the looks of the sequential design the level is divided over
+
+    def tests(self) -> dict[str, int]:
+        """Groups per test: {'paired t': 5, 'Welch': 2}."""
+        out: dict[str, int] = {}
+        for g in self.groups:
+            if g.test:
+                out[g.test] = out.get(g.test, 0) + 1
+        return out
 
     def count(self, status: str) -> int:
         return sum(1 for g in self.groups if g.status == status)
+
+    def tally(self) -> str:
+        """'1 of 3 groups fail', '3 of 3 groups hold', '2 of 3 groups within noise'."""
+        status = {"reproduced": HOLDS, "not reproduced": FAILS}.get(self.outcome, NOISE)
+        n = len(self.groups)
+        return f"{self.count(status)} of {n} group{'s' if n != 1 else ''} {STATUS_WORDS[status]}"
+
+    def magnitude(self, seed_range: tuple[float, float], function: str) -> dict:
+        """Whether our magnitude meets the seed's range, with the same intervals: a group
+        meets it when its interval overlaps [lo, hi] (a group without an interval: its
+        estimate inside); the magnitude is within when at least as many groups meet it
+        as the check's quantifier needs, outside otherwise."""
+        lo, hi = seed_range
+        est = [g.estimate for g in self.groups if g.estimate is not None]
+        meets = sum(1 for g in self.groups if g.estimate is not None and (
+            not (g.ci[1] < lo or g.ci[0] > hi) if g.ci else lo <= g.estimate <= hi))
+        fmt = (lambda v: f"{v:.3g}x") if function in LOGARITHMIC else (lambda v: f"{v:.4g}")
+        span = "-" if not est else fmt(min(est)) if fmt(min(est)) == fmt(max(est)) else \
+            f"{fmt(min(est))} to {fmt(max(est))}"
+        seed = fmt(lo) if lo == hi else f"{fmt(lo).rstrip('x')}-{fmt(hi)}"
+        within = bool(est) and meets >= max(1, self.needed)
+        text = f"magnitude {span} vs the seed's {seed}: {'within' if within else 'outside'}"
+        if len(self.groups) > 1:
+            text += f" ({meets} of {len(self.groups)} groups' intervals meet it, needs {max(1, self.needed)})"
+        return {"seed_range": [lo, hi], "ours": span, "meets": meets, "within": within, "text": text}
 
     def summary(self, function: str) -> str:
         """'1.02x-1.31x over 7 groups: 5 hold, 2 within noise (needs 5)'."""
@@ -97,7 +147,8 @@ class CheckResult:
         if not est:
             return "no data"
         fmt = (lambda v: f"{v:.3g}x") if function in LOGARITHMIC else (lambda v: f"{v:.4g}")
-        span = fmt(est[0]) if len(est) == 1 else f"{fmt(min(est))} to {fmt(max(est))}"
+        lo, hi = fmt(min(est)), fmt(max(est))
+        span = lo if lo == hi else f"{lo} to {hi}"
         counts = ", ".join(f"{self.count(s)} {w}" for s, w in STATUS_WORDS.items() if self.count(s))
         plural = "s" if len(self.groups) != 1 else ""
         return f"{span} over {len(self.groups)} group{plural}: {counts} (needs {self.needed})"
@@ -277,10 +328,12 @@ def _point(function: str, xs: list[list[float]]) -> float:
 
 def _status(test, ci: tuple[float, float]) -> str:
     lo, hi = ci
-    if test.op == "within":
-        if test.low <= lo and hi <= test.high:
-            return HOLDS
-        return FAILS if hi < test.low or lo > test.high else NOISE
+    inside = test.low <= lo and hi <= test.high if test.op in RANGE_TESTS else False
+    apart = hi < test.low or lo > test.high if test.op in RANGE_TESTS else False
+    if test.op in ("within", "equivalent"):
+        return HOLDS if inside else FAILS if apart else NOISE
+    if test.op == "outside":
+        return HOLDS if apart else FAILS if inside else NOISE
     c = test.low
     passes = {"<": lambda v: v < c, "<=": lambda v: v <= c, ">": lambda v: v > c, ">=": lambda v: v >= c}[test.op]
     if passes(lo) and passes(hi):
@@ -289,10 +342,11 @@ def _status(test, ci: tuple[float, float]) -> str:
 
 
 def evaluate(check: Check, rows: pd.DataFrame, seed_values: dict | None = None,
-             skipped: pd.DataFrame | None = None) -> CheckResult:
+             skipped: pd.DataFrame | None = None, looks: int = 1) -> CheckResult:
     """Decides `check` over run rows (with the check's metric as a column). `skipped`:
     configurations recorded as skipped (config fields and `reason`), for the reasons
-    of groups without data."""
+    of groups without data. `looks`: the looks of the sequential design the level is
+    divided over (rounds.py)."""
     seed_values = seed_values or {}
     if check.metric not in rows:
         rows = rows.assign(**{check.metric: math.nan})
@@ -300,7 +354,7 @@ def evaluate(check: Check, rows: pd.DataFrame, seed_values: dict | None = None,
     free, grouped = _grouped(check, sides)
     skip_reasons = _skip_reasons(check, skipped)
 
-    pending: list[tuple[Group, list[list[float]]]] = []
+    pending: list[tuple[Group, list[list[float]], list[float] | None]] = []
     groups: list[Group] = []
     for key, parts in grouped:
         label, seed_key = _label(free, key)
@@ -326,14 +380,21 @@ def evaluate(check: Check, rows: pd.DataFrame, seed_values: dict | None = None,
                 g.status, g.note = NOISE, f"fewer than {MIN_REPETITIONS} repetitions: no spread"
                 g.estimate = _point(check.function, xs)
             else:
-                pending.append((g, xs))
+                rounds = _paired(check, ctx_parts) if check.function in PAIRABLE else None
+                if rounds is not None:
+                    d, left_out = rounds
+                    g.n = (len(d),) * len(xs)
+                    if left_out:
+                        g.note = (f"{left_out} record{'s' if left_out != 1 else ''} without a "
+                                  "partner in their round left out")
+                pending.append((g, xs, rounds[0] if rounds else None))
 
-    level = 1 - ALPHA / len(pending) if pending else None
-    for g, xs in pending:
-        g.estimate, g.ci = _interval(check.function, xs, level)
-        g.status = _status(check.test, g.ci)
+    level = level_for(check.test.op, len(pending), looks) if pending else None
+    for g, xs, d in pending:
+        g.estimate, g.ci, g.test, g.status = decide_group(check.function, check.test, xs, d, level)
 
-    result = CheckResult("no data", groups, check.quantifier.needed(len(groups)), level, skip_reasons)
+    result = CheckResult("no data", groups, check.quantifier.needed(len(groups)), level, skip_reasons,
+                         looks=looks)
     if not groups or all(g.status == MISSING for g in groups):
         result.reason = "; ".join(skip_reasons) or "no records for " + " and ".join(
             s.text() for s in check.selections)
@@ -341,14 +402,79 @@ def evaluate(check: Check, rows: pd.DataFrame, seed_values: dict | None = None,
     if result.needed > len(groups):
         result.reason = f"{len(groups)} groups measured, the claim needs {result.needed}"
         return result
-    holds, fails = result.count(HOLDS), result.count(FAILS)
-    if holds >= result.needed:
-        result.outcome = "reproduced"
-    elif fails > len(groups) - result.needed:
-        result.outcome = "not reproduced"
-    else:
-        result.outcome = "within noise"
+    result.outcome = outcome_of([g.status for g in groups], result.needed)
     return result
+
+
+def level_for(op: str, groups: int, looks: int = 1) -> float:
+    """Each group's two-sided confidence level: Bonferroni over the groups and the looks;
+    TOST's two one-sided tests at that rate each."""
+    return 1 - (2 if op == "equivalent" else 1) * ALPHA / (looks * groups)
+
+
+def decide_group(function: str, test, xs: list[list[float]], d: list[float] | None,
+                 level: float) -> tuple[float, tuple[float, float], str, str]:
+    """A group's estimate, interval, the test that made it and its status: over the
+    per-round values `d` when paired, else over the selections' values `xs`."""
+    if d is not None:
+        est, ci, name = paired.interval(d, level)
+        if function in LOGARITHMIC:
+            est, ci = math.exp(est), (math.exp(ci[0]), math.exp(ci[1]))
+    else:
+        est, ci = _interval(function, xs, level)
+        name = paired.STUDENT if function == "value" else paired.WELCH
+    return est, ci, name, _status(test, ci)
+
+
+def outcome_of(statuses: list[str], needed: int) -> str:
+    """Reproduced when at least `needed` groups hold, not reproduced when so many fail
+    that `needed` cannot be reached, within noise otherwise."""
+    if statuses.count(HOLDS) >= needed:
+        return "reproduced"
+    if statuses.count(FAILS) > len(statuses) - needed:
+        return "not reproduced"
+    return "within noise"
+
+
+def _paired(check: Check, parts: list[pd.DataFrame]) -> tuple[list[float], int] | None:
+    """The per-round statistic over the rounds every selection ran in (one record each),
+    and the count of records left out for want of a partner; None when fewer than
+    MIN_PAIRED_ROUNDS rounds pair (or a selection has several records in one round)."""
+    if any("round_key" not in p for p in parts):
+        return None
+    per_round = []
+    for p in parts:
+        keyed = p[p["round_key"].notna()]
+        if keyed["round_key"].duplicated().any():
+            return None
+        per_round.append({k: v for k, v in zip(keyed["round_key"], keyed[check.metric])
+                          if v is not None and not (isinstance(v, float) and math.isnan(v))})
+    common = sorted(set.intersection(*(set(r) for r in per_round)))
+    if len(common) < MIN_PAIRED_ROUNDS:
+        return None
+    f = math.log if check.function in LOGARITHMIC else float
+    d = [sum(c * f(r[k]) for c, r in zip(COEFFICIENTS[check.function], per_round)) for k in common]
+    used = len(common) * len(parts)
+    return d, sum(len(_values(p, check.metric)) for p in parts) - used
+
+
+def test_text(results: list[CheckResult], looks: int) -> str:
+    """The tests behind a verdict, as its `test` line: which decided how many groups,
+    and the level."""
+    counts: dict[str, int] = {}
+    for r in results:
+        for t, n in r.tests().items():
+            counts[t] = counts.get(t, 0) + n
+    if set(counts) <= {paired.WELCH, paired.STUDENT} and looks == 1:
+        return TEST_TEXT
+    used = ", ".join(f"{t} ({n} group{'s' if n != 1 else ''})" for t, n in counts.items()) or "none"
+    over = "the check's groups" if looks == 1 else \
+        f"the check's groups and the sequential design's {looks} looks"
+    return (f"per group: {used}; paired: per round over the rounds the selections ran in together "
+            "(ratio, contrast: of log values), Wilcoxon signed-rank with the Hodges-Lehmann interval "
+            "when the per-round values are far from normal; Welch's t otherwise; family-wise 95% "
+            f"(Bonferroni over {over}; an equivalence margin by two one-sided tests, TOST); a group "
+            "holds when its whole interval passes, fails when none of it does")
 
 
 def _skip_reasons(check: Check, skipped: pd.DataFrame | None) -> list[str]:

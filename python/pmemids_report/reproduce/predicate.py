@@ -11,9 +11,16 @@ A check compares one statistic per group of configurations with a threshold:
     sel        := 'select' '(' [term {',' term}] ')'
     term       := KEY '=' WORD {'|' WORD}               the configuration's KEY is one of the words
     kwargs     := {',' ('metric' '=' metric | 'by' '=' '[' [KEY {',' KEY}] ']')}   metric required
-    metric     := KEY ['/' KEY]                         a metric, or one metric over another per record
+    metric     := KEY [('/' | '-') KEY]                 a metric, or one over / minus another per record
+                                                        (a name may also be a numeric configuration
+                                                        or context field: hit_ratio_achieved-hit_ratio,
+                                                        footprint_bytes/llc_bytes)
     test       := ('<' | '<=' | '>' | '>=') NUMBER
-                | 'within' NUMBER '..' NUMBER           both ends included
+                | 'within' NUMBER '..' NUMBER           the interval inside the range (ends included)
+                | 'equivalent' NUMBER '..' NUMBER       equivalence (TOST): the interval at twice the
+                                                        error rate (two one-sided tests) inside the margin
+                | 'outside' NUMBER '..' NUMBER          a difference either way: the interval wholly
+                                                        outside the range
     quantifier := 'for' ('all' | 'any' | 'at' 'least' INT ['%'])           default: for all
 
 KEY is a configuration field (ds, mode, workload, threads, ...) or a metric name; WORD
@@ -60,15 +67,18 @@ class Selection:
         return "select(" + ", ".join(f"{k}={'|'.join(v)}" for k, v in self.terms) + ")"
 
 
+RANGE_TESTS = ("within", "equivalent", "outside")
+
+
 @dataclass(frozen=True)
 class Test:
-    op: str                      # one of OPERATORS, or "within"
-    low: float | None = None     # within: lower end; comparisons: the threshold
-    high: float | None = None    # within: upper end
+    op: str                      # one of OPERATORS, or one of RANGE_TESTS
+    low: float | None = None     # ranges: lower end; comparisons: the threshold
+    high: float | None = None    # ranges: upper end
 
     def text(self) -> str:
-        if self.op == "within":
-            return f"within {_num(self.low)}..{_num(self.high)}"
+        if self.op in RANGE_TESTS:
+            return f"{self.op} {_num(self.low)}..{_num(self.high)}"
         return f"{self.op} {_num(self.low)}"
 
 
@@ -96,14 +106,14 @@ class Quantifier:
 class Check:
     function: str                      # ratio | contrast | diff | value
     selections: tuple[Selection, ...]  # ARITY[function] of them
-    metric: str                        # "name", or "name/name": per record, one over the other
+    metric: str                        # "name", "name/name" or "name-name": per record
     by: tuple[str, ...]
     test: Test
     quantifier: Quantifier = field(default_factory=lambda: Quantifier("all"))
 
     def metrics(self) -> tuple[str, ...]:
-        """The record metrics the check reads."""
-        return tuple(self.metric.split("/"))
+        """The record fields the check reads (metrics, or numeric config/context fields)."""
+        return metric_names(self.metric)
 
     def keys(self) -> set[str]:
         """Every configuration field the check names."""
@@ -118,6 +128,20 @@ class Check:
 
 def _num(v: float | None) -> str:
     return f"{v:g}"
+
+
+_METRIC = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:([/-])([A-Za-z_][A-Za-z0-9_]*))?")
+
+
+def metric_names(metric: str) -> tuple[str, ...]:
+    """'a' -> (a,); 'a/b' and 'a-b' -> (a, b)."""
+    m = _METRIC.fullmatch(metric)
+    return (m.group(1),) if m.group(3) is None else (m.group(1), m.group(3))
+
+
+def metric_operator(metric: str) -> str | None:
+    """'/' or '-' for a metric over or minus another, None for one metric."""
+    return _METRIC.fullmatch(metric).group(2)
 
 
 @dataclass
@@ -183,9 +207,8 @@ class _Parser:
 
     def metric(self) -> str:
         t = self.peek()
-        parts = t.text.split("/") if t.kind == "word" else []
-        if not 1 <= len(parts) <= 2 or not all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p) for p in parts):
-            raise self.fail("a metric name, or name/name")
+        if t.kind != "word" or not _METRIC.fullmatch(t.text):
+            raise self.fail("a metric name, or name/name, or name-name")
         self.i += 1
         return t.text
 
@@ -266,15 +289,15 @@ class _Parser:
         if t.kind == "op":
             self.i += 1
             return Test(t.text, self.number())
-        if t.text == "within":
+        if t.text in RANGE_TESTS:
             self.i += 1
             low = self.number()
             self.take("..")
             high = self.number()
             if low > high:
-                raise PredicateError(f"column {t.col}: within {low:g}..{high:g}: the low end is above the high end")
-            return Test("within", low, high)
-        raise self.fail("a comparison (<, <=, >, >=) or 'within A..B'")
+                raise PredicateError(f"column {t.col}: {t.text} {low:g}..{high:g}: the low end is above the high end")
+            return Test(t.text, low, high)
+        raise self.fail("a comparison (<, <=, >, >=), 'within A..B', 'equivalent A..B' or 'outside A..B'")
 
     def quantifier(self) -> Quantifier:
         if not self.accept("for"):

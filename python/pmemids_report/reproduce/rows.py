@@ -2,11 +2,19 @@
 
 run_rows: the report's run rows (stats.runs: one per repetition, the configuration's
 identity in columns, context hostname/pmem/git_revision included) plus a column per
-metric the claims name, taken from the record ("a/b": metric a over metric b), and the
-context's timestamp; records of `pmemids micro` give rows of the same shape (their
+metric the claims name, taken from the record ("a/b": a over b, "a-b": a minus b; a
+name is the record's metric, else a number of its config, else of its context, e.g.
+hit_ratio_achieved-hit_ratio, footprint_bytes/llc_bytes), and the context's timestamp
+and the fields the verdict's labels read (CONTEXT_COLUMNS: the CPU, the pool's store
+granularity and file system); records of `pmemids micro` give rows of the same shape (their
 configuration's identity as micro.py groups points: micro.NOT_IDENTITY left out; the
-`numa` setting as `locality`). skipped_rows: one per configuration recorded
-as skipped or failed, its config fields and `reason`.
+`numa` setting as `locality`). Rounds of an interleaved sweep (docs/sweeps.md):
+`round` (the record's round, from 0; an interleaved record without one, written
+before rounds were recorded, its repetition; NaN for back-to-back repetitions and
+plain runs), `round_key` ("<session>/<round>": the records that ran in one round of
+one sweep invocation, which paired comparisons pair; None without a session) and
+`round_calibration_s`. skipped_rows: one per configuration recorded as skipped or
+failed, its config fields and `reason`.
 
 Only records of the claim's sweeps are used: a record stamped by `pmemids sweep`
 counts when its sweep file has the same name as one of the claim's; unstamped records
@@ -15,14 +23,15 @@ counts when its sweep file has the same name as one of the claim's; unstamped re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
+import math
+from pathlib import Path
 
 import pandas as pd
 
 from .. import micro, stats
 from ..load import Record
+from . import predicate
 
 
 def _sweep_name(r: Record) -> str | None:
@@ -46,12 +55,30 @@ def run_rows(records: list[Record], metrics: set[str]) -> pd.DataFrame:
     by_line = {(r.file, r.line): r.data for r in records if r.kind in ("run", "micro")}
     keys = list(zip(rows["file"], rows["line"]))
     for m in sorted(metrics):
-        rows[m] = [_metric(by_line[k]["metrics"], m) for k in keys]
+        rows[m] = [_metric(by_line[k], m) for k in keys]
     rows["timestamp"] = [str(by_line[k]["context"].get("timestamp", "")) for k in keys]
+    for c in CONTEXT_COLUMNS:
+        rows[f"context_{c}"] = [by_line[k]["context"].get(c) for k in keys]
     # The configuration's place in its sweep: groups are shown in sweep order, whatever
     # order the records arrive in (shards merged with --from interleave them).
     rows["sweep_index"] = [_sweep_index(by_line[k]) for k in keys]
+    rounds = [_round_fields(by_line[k]) for k in keys]
+    rows["round"] = [r[0] for r in rounds]
+    rows["round_key"] = pd.Series([r[1] for r in rounds], index=rows.index, dtype=object)
+    rows["round_calibration_s"] = [r[2] for r in rounds]
     return rows
+
+
+def _round_fields(data: dict) -> tuple[float, str | None, float]:
+    """(round, round_key, round_calibration_s) of a record (NaN, None, NaN when absent)."""
+    s = data.get("sweep")
+    if not isinstance(s, dict):
+        return math.nan, None, math.nan
+    k = s.get("round", s.get("repetition"))
+    k = float(k) if isinstance(k, int) and not isinstance(k, bool) else math.nan
+    session = s.get("session")
+    key = f"{session}/{int(k)}" if isinstance(session, str) and not math.isnan(k) else None
+    return k, key, _number(s.get("round_calibration_s"))
 
 
 def _sweep_index(data: dict) -> float:
@@ -65,6 +92,9 @@ def _micro_row(r: Record) -> dict:
     config = r.data["config"]
     identity = {k: json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else v
                 for k, v in config.items() if k not in micro.NOT_IDENTITY}
+    if "ops_per_thread_asked" in config:
+        # --min-time grows each repetition's count on its own: the point is the count asked.
+        identity["ops_per_thread"] = config["ops_per_thread_asked"]
     identity.update({k: r.data["context"].get(k) for k in stats.CONTEXT_IDENTITY})
     row = dict(identity)
     row.update(config=identity, config_id=json.dumps(identity, sort_keys=True, default=str),
@@ -74,13 +104,28 @@ def _micro_row(r: Record) -> dict:
     return row
 
 
-def _metric(metrics: dict, name: str) -> float:
-    """A metric, or for "a/b" metric a over metric b of the same record (NaN when b is 0)."""
-    num, _, den = name.partition("/")
-    value = _number(metrics.get(num))
-    if den:
-        d = _number(metrics.get(den))
+# Context fields the verdict reads (verdict.py): the CPU the records ran on, and whether
+# the pool directory was DAX (store granularity byte or cache-line) or not (page).
+CONTEXT_COLUMNS = ("cpu_model", "store_granularity", "pool_fs")
+
+
+def _field(data: dict, name: str) -> float:
+    """The record's metric `name` (null: NaN), else its config's, else its context's."""
+    for part in ("metrics", "config", "context"):
+        if name in data.get(part, {}):
+            return _number(data[part][name])
+    return float("nan")
+
+
+def _metric(data: dict, name: str) -> float:
+    """A metric, "a/b" (NaN when b is 0) or "a-b" of the same record."""
+    names, op = predicate.metric_names(name), predicate.metric_operator(name)
+    value = _field(data, names[0])
+    if op == "/":
+        d = _field(data, names[1])
         value = value / d if d else float("nan")
+    elif op == "-":
+        value = value - _field(data, names[1])
     return value
 
 

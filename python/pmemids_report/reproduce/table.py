@@ -1,16 +1,22 @@
 """The README's table of verdicts, from a verdicts.jsonl of `pmemids reproduce`.
 
     python -m pmemids_report.reproduce.table VERDICTS [--readme README.md] [--command TEXT]
+                                                      [--claims DIR] [--update]
 
-Prints a Markdown table (the last verdict of each claim, by id: its section, verdict and
-our numbers; the seed's figures are on the report's reproduction page) or, with --readme,
+Prints a Markdown table (the last verdict of each claim, by id: its section, its verdict
+with the measured outcome beside any label (verdict.display), and our numbers; the
+seed's figures are on the report's reproduction page), above it a summary line counting
+each verdict class (verdict.CLASSES, and `not run`) and, for claims decided in rounds,
+a line of their rounds, why they stopped and their minutes (rounds_line), or, with --readme,
 replaces what lies between the README's `<!-- reproduce-table:begin -->` and
 `<!-- reproduce-table:end -->` lines with it. scripts/reproduce-table.sh runs the claims
 and then this. With --update (and --readme), only the rows of the claims in VERDICTS
 are replaced (or added, in id order); the other rows and the text above the table stay (its claim count updated),
 and a sentence names the claims updated, when, at what load and with which command.
-Exit 2 with a message for a missing file, a record that is not a verdict, or a README
-without the markers (or, with --update, without a table between them).
+With --claims DIR, every claim file of DIR has a row: one without a verdict in VERDICTS
+reads `not run` (no verdict made with this claim file). Exit 2 with a message for a
+missing file, a record that is not a verdict, or a README without the markers (or,
+with --update, without a table between them).
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ import json
 import re
 import sys
 from pathlib import Path
+
+from . import claims as claims_mod
+from .verdict import CLASSES, NOT_RUN, display, verdict_class
 
 BEGIN, END = "<!-- reproduce-table:begin -->", "<!-- reproduce-table:end -->"
 PROG = "pmemids_report.reproduce.table"
@@ -55,7 +64,11 @@ def _cell(text) -> str:
     return (str(text) if text else "–").replace("|", "\\|").replace("\n", " ")
 
 
-HEADER = ["| claim | seed, section | verdict | ours (per check) |", "| --- | --- | --- | --- |"]
+HEADER = ["| claim | seed, section | verdict (measured outcome beside any label) | ours (per check) |",
+          "| --- | --- | --- | --- |"]
+# The header before issue 25, recognised by --update.
+OLD_HEADERS = ("| claim | seed, section | verdict | ours (per check) |",)
+SUMMARY = "Verdicts: "
 
 
 def _where(verdicts: list[dict]) -> str:
@@ -73,28 +86,80 @@ def _where(verdicts: list[dict]) -> str:
 
 def _row(v: dict) -> str:
     c = v["claim"]
-    return f"| {c['id']} | {_cell(c['section'])} | {_cell(v['verdict'])} | {_cell(v.get('ours'))} |"
+    shown = v.get("display") or display(v)
+    return f"| {c['id']} | {_cell(c['section'])} | {_cell(shown)} | {_cell(v.get('ours'))} |"
 
 
-def markdown(verdicts: list[dict], command: str | None) -> str:
-    head = (f"{len(verdicts)} claims {_where(verdicts)}"
+def _not_run_row(claim) -> str:
+    return (f"| {claim.id} | {_cell(claim.section)} | {NOT_RUN} (no verdict made with this claim "
+            f"file yet) | – |")
+
+
+def row_class(row: str) -> str:
+    """The verdict class of a table row (its third cell), or `not run`."""
+    cell = row.split(" | ")[2].replace("\\|", "|") if row.count(" | ") >= 3 else ""
+    return NOT_RUN if cell.startswith(NOT_RUN) else verdict_class(cell)
+
+
+def summary(rows: list[str]) -> str:
+    """'Verdicts: 10 reproduced, 2 not reproduced, ..., 3 not run.': every class, in order."""
+    counts = {k: 0 for k in (*CLASSES, NOT_RUN)}
+    for r in rows:
+        k = row_class(r)
+        counts[k] = counts.get(k, 0) + 1
+    return SUMMARY + ", ".join(f"{n} {k}" for k, n in counts.items()) + "."
+
+
+def _with_claims(rows: dict[str, str], claims) -> dict[str, str]:
+    return {**{c.id: _not_run_row(c) for c in claims}, **rows}
+
+
+def rounds_line(verdicts: list[dict]) -> str:
+    """'Rounds: 40 claims decided in rounds, 3-20 rounds (median 8); stopped: 25 decided,
+    9 budget, 6 maximum; 0.1-3.2 minutes per claim (median 1.4).', or '' when none was."""
+    rounds = [v for v in verdicts if v.get("rounds")]
+    if not rounds:
+        return ""
+    ran = sorted(v["rounds"]["ran"] for v in rounds)
+    stops = {k: sum(1 for v in rounds if v["rounds"]["stopped"] == k)
+             for k in ("decided", "budget", "maximum", "records")}
+    minutes = sorted(v["seconds"] / 60 for v in rounds if isinstance(v.get("seconds"), int | float))
+    text = (f"Rounds: {len(rounds)} claims decided in rounds, {_span(ran)} rounds (median "
+            f"{ran[len(ran) // 2]}); stopped: " + ", ".join(f"{n} {k}" for k, n in stops.items() if n))
+    if minutes:
+        text += (f"; {_span([round(m, 1) for m in minutes])} minutes per claim (median "
+                 f"{minutes[len(minutes) // 2]:.1f})")
+    return text + ".\n"
+
+
+def markdown(verdicts: list[dict], command: str | None, claims=()) -> str:
+    rows = _with_claims({v["claim"]["id"]: _row(v) for v in verdicts}, claims)
+    body = [rows[k] for k in sorted(rows)]
+    head = (f"{len(rows)} claims {_where(verdicts)}"
             + (f"; regenerate with `{command}`" if command else "") + ".")
-    return head + "\n\n" + "\n".join(HEADER + [_row(v) for v in verdicts]) + "\n"
+    return (head + "\n" + summary(body) + "\n" + rounds_line(verdicts) + "\n"
+            + "\n".join(HEADER + body) + "\n")
 
 
-def updated(current: str, verdicts: list[dict], command: str | None) -> str:
+def updated(current: str, verdicts: list[dict], command: str | None, claims=()) -> str:
     """The table between the markers, `current`, with the rows of `verdicts` replaced."""
     lines = current.strip("\n").split("\n")
-    if HEADER[0] not in lines:
+    found = [h for h in (HEADER[0], *OLD_HEADERS) if h in lines]
+    if not found:
         raise TableError("--update: no table of verdicts between the markers to update")
-    at = lines.index(HEADER[0])
+    at = lines.index(found[0])
     rows = {ln.split("|")[1].strip(): ln for ln in lines[at + 2:] if ln.startswith("| ")}
     rows.update({v["claim"]["id"]: _row(v) for v in verdicts})
+    if claims:
+        known = {c.id for c in claims}
+        rows = _with_claims({k: r for k, r in rows.items() if k in known}, claims)
+    body = [rows[k] for k in sorted(rows)]
     ids = ", ".join(v["claim"]["id"] for v in verdicts)
     note = (f"The rows of {ids} were updated {_where(verdicts)}"
             + (f", with `{command}`" if command else "") + ".")
-    head = re.sub(r"^\d+ claims ", f"{len(rows)} claims ", "\n".join(lines[:at]).rstrip("\n"))
-    return head + "\n" + note + "\n\n" + "\n".join(HEADER + [rows[k] for k in sorted(rows)]) + "\n"
+    head = [ln for ln in lines[:at] if ln.strip() and not ln.startswith(SUMMARY)]
+    head = re.sub(r"^\d+ claims ", f"{len(rows)} claims ", "\n".join(head))
+    return head + "\n" + note + "\n" + summary(body) + "\n\n" + "\n".join(HEADER + body) + "\n"
 
 
 def _between(text: str, readme: Path) -> tuple[str, str, str]:
@@ -120,17 +185,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--command", help="the command that made the verdicts, named above the table")
     p.add_argument("--update", action="store_true",
                    help="with --readme: replace only the rows of the claims in VERDICTS")
+    p.add_argument("--claims", type=Path, metavar="DIR",
+                   help="a row for every claim file of DIR (not run: no verdict in VERDICTS); "
+                        "with --update, rows of claims no longer in DIR are dropped")
     args = p.parse_args(argv)
     if args.update and not args.readme:
         p.error("--update needs --readme (the table to update)")
     try:
         verdicts = latest(args.verdicts)
+        claims = claims_mod.load_dir(args.claims) if args.claims else ()
         if args.update:
-            splice(args.readme, lambda current: updated(current, verdicts, args.command))
+            splice(args.readme, lambda current: updated(current, verdicts, args.command, claims))
         elif args.readme:
-            splice(args.readme, markdown(verdicts, args.command))
+            splice(args.readme, markdown(verdicts, args.command, claims))
         else:
-            print(markdown(verdicts, args.command), end="")
+            print(markdown(verdicts, args.command, claims), end="")
+    except claims_mod.ClaimError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
     except TableError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2

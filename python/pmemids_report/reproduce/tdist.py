@@ -8,6 +8,7 @@ the quantile by bisection on the CDF. Accurate to about 1e-10 in probability.
 
 from __future__ import annotations
 
+import functools
 import math
 
 _EPS = 1e-15
@@ -55,6 +56,7 @@ def cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@functools.lru_cache(maxsize=4096)
 def quantile(p: float, df: float) -> float:
     """The t such that cdf(t, df) == p, for 0 < p < 1."""
     if not 0.0 < p < 1.0:
