@@ -49,7 +49,9 @@ METRICS: dict[str, str] = {
         # the combining stacks' context switches per operation (issue 16)
         "voluntary_switches_per_op", "involuntary_switches_per_op",
         # the structures' estimated size, against the LLC for memory-bound claims (issue 25)
-        "footprint_bytes"]},
+        "footprint_bytes",
+        # a pmem-trans transaction's shape (issue 30)
+        "tx_add_range_calls_per_op", "tx_writes_per_op"]},
     **{k: "issue 14" for k in [
         "ns_per_op", "gib_per_sec", "flushes_issued", "fences_issued", "ewr", "rwr",
         "hit_ratio_achieved"]},

@@ -30,6 +30,18 @@
 //   b.store(dst, v)           the same for one trivially copyable field. For a
 //                             Ptr it writes the pool id before the offset, so a
 //                             16-aligned PMEMoid is published by its 8-byte offset.
+//   b.will_change({r, ...})   intent: the running b.tx is about to change these
+//                             regions (ByteRanges of one object, in address
+//                             order; empty ones allowed) through the calls
+//                             above. pmem-trans logs them now, regions closer
+//                             than kTxMergeGapBytes as one range (one log entry
+//                             costs more than that many extra bytes), so the
+//                             writes that follow log nothing; a no-op
+//                             elsewhere. A write outside the regions is logged
+//                             on its own, as without the call. Whatever the
+//                             calls, pmem-trans logs each byte at most once per
+//                             transaction, and never an object the transaction
+//                             allocated.
 //   b.store_word(dst, v)      a lone 8-byte change that is crash-atomic by
 //                             itself: stored, written back and fenced in both
 //                             pmem modes, never logged; must not be called
@@ -88,10 +100,24 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string_view>
 
 namespace pmemids {
+
+// A range of bytes in persistent memory (the user bytes of an object, or the
+// part of one an operation changes).
+struct ByteRange {
+  const void* p;
+  size_t n;
+};
+
+// Regions passed to one will_change() that lie at most this many bytes apart
+// are logged as one range in pmem-trans: in libpmemobj 1.12 a log entry costs
+// two fences and about 2,000 instructions (docs/performance.md, "Where a
+// transaction's fences go"), the bytes between them about one instruction each.
+inline constexpr size_t kTxMergeGapBytes = 1024;
 
 // Bytes the backends place before the structure's root record: room for a
 // 64-byte, 64-byte-aligned lock slot whatever the root's own alignment.
@@ -134,6 +160,7 @@ concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w)
   b.write_value(p, cp, n);
   b.move(p, cp, n);
   b.store_word(w, uint64_t{0});
+  b.will_change({ByteRange{cp, n}, ByteRange{cp, n}});
   b.seal(cp, n);
   b.seal_value(cp, n);
   b.tx([] {});

@@ -12,6 +12,8 @@ void each_field(CostCounters& a, const CostCounters& b, F f) {
   f(a.fences, b.fences);
   f(a.tx, b.tx);
   f(a.tx_bytes, b.tx_bytes);
+  f(a.tx_add_range_calls, b.tx_add_range_calls);
+  f(a.tx_writes, b.tx_writes);
   f(a.allocs, b.allocs);
   f(a.frees, b.frees);
   f(a.translations, b.translations);

@@ -24,6 +24,9 @@ struct alignas(64) CostCounters {
   uint64_t fences = 0;              // store fences pmemids issued
   uint64_t tx = 0;                  // transactions begun (outermost only)
   uint64_t tx_bytes = 0;            // bytes passed to pmemobj_tx_add_range*
+  uint64_t tx_add_range_calls = 0;  // calls to pmemobj_tx_add_range* (one range logged each)
+  uint64_t tx_writes = 0;           // changes inside transactions (write, write_value, move,
+                                    // store, tx_snapshot): what field-by-field logging would log
   uint64_t allocs = 0;              // objects allocated
   uint64_t frees = 0;               // objects freed
   uint64_t translations = 0;        // PMEMoid -> address translations (pmemobj_direct)

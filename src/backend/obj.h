@@ -45,6 +45,7 @@
 #include "backend/flusher.h"
 #include "backend/object_index.h"
 #include "backend/pool.h"
+#include "backend/tx_ranges.h"
 #include "errors.h"
 #include "pmem/latency.h"
 #include "pmem/policy.h"
@@ -83,12 +84,6 @@ class alignas(16) ObjPtr {
 
  private:
   PMEMoid oid_ = OID_NULL;
-};
-
-// A range of bytes in the pool (the user bytes of an object).
-struct ByteRange {
-  const void* p;
-  size_t n;
 };
 
 template <class T>
@@ -367,7 +362,10 @@ class DurableBackend : public ObjBackendBase {
   template <class F>
   void durable_tx(F&& f) {
     const bool outer = pmemobj_tx_stage() == TX_STAGE_NONE;
-    if (outer) ++tl_costs.tx;
+    if (outer) {
+      ++tl_costs.tx;
+      tl_tx_ranges.clear();
+    }
     if (pmemobj_tx_begin(pop(), nullptr, TX_PARAM_NONE) != 0) {
       throw RuntimeError(fmt::format("pmemobj_tx_begin: {}", pmemobj_errormsg()));
     }
@@ -388,16 +386,31 @@ class DurableBackend : public ObjBackendBase {
     }
     if (err != 0) throw RuntimeError(fmt::format("transaction aborted: {}", pmemobj_errormsg()));
   }
-  // Inside durable_tx: logs [p, p + n) before it changes (a planted fault may
-  // skip it), so an interrupted transaction restores it.
+  // Inside durable_tx: makes [p, p + n) recoverable before it changes, so an
+  // interrupted transaction restores it (see log_change).
   void tx_snapshot(void* p, size_t n) {
-    if (!hook_.keep_snapshot()) return;
-    tl_costs.tx_bytes += n;
-    if (pmemobj_tx_add_range_direct(p, n) != 0) fail("pmemobj_tx_add_range_direct", n);
-    hook_.logged(p, n);
+    ++tl_costs.tx_writes;
+    log_change(p, n);
   }
 
  protected:
+  // [p, p + n) is about to change inside the running transaction: logged as
+  // one range, unless the transaction logged or allocated all of it already
+  // (tl_tx_ranges), in which case the hook is only told of the store. A
+  // planted fault may skip the log entry; the range still counts as logged, as
+  // the code that skipped it believes.
+  void log_change(void* p, size_t n) {
+    if (tl_tx_ranges.covers(p, n)) {
+      hook_.stored(p, n);
+      return;
+    }
+    tl_tx_ranges.add(p, n);
+    if (!hook_.keep_snapshot()) return;
+    tl_costs.tx_bytes += n;
+    ++tl_costs.tx_add_range_calls;
+    if (pmemobj_tx_add_range_direct(p, n) != 0) fail("pmemobj_tx_add_range_direct", n);
+    hook_.logged(p, n);
+  }
   void change(const void* w) {
     hook_.sync_point();
     hook_.crash_point();
@@ -504,6 +517,8 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
     dst = v;
     if (keep) this->written(&dst, sizeof dst, false, false);
   }
+  // Each change is made durable on its own: nothing to prepare.
+  void will_change(std::initializer_list<ByteRange>) {}
   void seal(const void* p, size_t n) { this->written(p, n, true, false); }
   // seal() of an object that mostly holds a value payload (see write_value).
   void seal_value(const void* p, size_t n) { this->written(p, n, true, true); }
@@ -556,21 +571,16 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
   template <class T>
   using Ptr = ObjPtr<T>;
 
+  // A new object needs no log: an abort frees it, the commit writes it back.
+  // Its bytes join the transaction's logged ranges, so writes into it log
+  // nothing (libpmemobj would find them covered too, at the cost of a call).
   template <class T>
   Ptr<T> alloc(size_t bytes, unsigned type) {
-    PMEMoid oid = pmemobj_tx_xalloc(bytes, type, this->alloc_flags(bytes));
-    if (OID_IS_NULL(oid)) this->fail("pmemobj_tx_xalloc", bytes);
-    ++tl_costs.allocs;
-    hook_.crash_point();
-    return Ptr<T>(oid);
+    return Ptr<T>(tx_alloc(bytes, this->alloc_flags(bytes), type));
   }
   template <class T>
   Ptr<T> zalloc(size_t bytes, unsigned type) {
-    PMEMoid oid = pmemobj_tx_xalloc(bytes, type, this->alloc_flags(bytes) | POBJ_XALLOC_ZERO);
-    if (OID_IS_NULL(oid)) this->fail("pmemobj_tx_xalloc", bytes);
-    ++tl_costs.allocs;
-    hook_.crash_point();
-    return Ptr<T>(oid);
+    return Ptr<T>(tx_alloc(bytes, this->alloc_flags(bytes) | POBJ_XALLOC_ZERO, type));
   }
   template <class T>
   void free(Ptr<T> p) {
@@ -594,6 +604,24 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
     this->tx_snapshot(dst, n);
     std::memcpy(dst, src, n);
     hook_.crash_point();
+  }
+  // Logs the regions now, those closer than kTxMergeGapBytes as one range.
+  void will_change(std::initializer_list<ByteRange> regions) {
+    for (const ByteRange* r = regions.begin(); r != regions.end();) {
+      if (r->n == 0) {
+        ++r;
+        continue;
+      }
+      const auto lo = reinterpret_cast<uintptr_t>(r->p);
+      uintptr_t hi = lo + r->n;
+      for (++r; r != regions.end(); ++r) {
+        const auto a = reinterpret_cast<uintptr_t>(r->p);
+        if (r->n == 0) continue;
+        if (a > hi + kTxMergeGapBytes) break;
+        hi = std::max(hi, a + r->n);
+      }
+      this->log_change(reinterpret_cast<void*>(lo), hi - lo);
+    }
   }
   // Under eADR with --flush-cold on, the payload is also written back (the
   // commit, which orders it, writes back nothing).
@@ -623,6 +651,16 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
   // A new object's value payload: written back under eADR with --flush-cold on
   // (under ADR the commit writes new objects back).
   void seal_value(const void* p, size_t n) { this->flush_cold(p, n); }
+
+ private:
+  PMEMoid tx_alloc(size_t bytes, uint64_t flags, unsigned type) {
+    PMEMoid oid = pmemobj_tx_xalloc(bytes, type, flags);
+    if (OID_IS_NULL(oid)) this->fail("pmemobj_tx_xalloc", bytes);
+    ++tl_costs.allocs;
+    tl_tx_ranges.add(pmemobj_direct(oid), bytes);
+    hook_.crash_point();
+    return oid;
+  }
 };
 using TransBackend = TransBackendT<NoShadow>;
 

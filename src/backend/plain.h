@@ -124,6 +124,7 @@ class PlainBackend {
   void store_word(uint64_t& dst, uint64_t v) { dst = v; }
   void seal(const void*, size_t) {}
   void seal_value(const void*, size_t) {}
+  void will_change(std::initializer_list<ByteRange>) {}
 
   // Concurrent structures' primitives (backend.h): atomics, nothing to persist.
   uint64_t load(const uint64_t& w) const { return __atomic_load_n(&w, __ATOMIC_ACQUIRE); }

@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
+#include "backend/pmemobj_settings.h"
 #include "errors.h"
 #include "util/file_checks.h"
 #include "util/stop_signals.h"
@@ -21,6 +23,25 @@ std::string PoolSpec::path() const {
   std::string p = fmt::format("{}/{}.{}", dir, ds, mode);
   if (instance >= 0) p += fmt::format(".{}", instance);
   return p + ".pool";
+}
+
+namespace {
+// SDS (shutdown state tracking) off at creation: see the header comment.
+constexpr int kSdsAtCreate = 0;
+}  // namespace
+
+nlohmann::json libpmemobj_settings() {
+  nlohmann::json out;
+  for (const char* name :
+       {"prefault.at_create", "prefault.at_open", "fallocate.at_create", "copy_on_write.at_open"}) {
+    int v = 0;
+    out[name] = pmemobj_ctl_get(nullptr, name, &v) == 0 ? nlohmann::json(v) : nlohmann::json();
+  }
+  out["sds.at_create"] = kSdsAtCreate;
+  const char* conf = std::getenv("PMEMOBJ_CONF");
+  out["PMEMOBJ_CONF"] = conf != nullptr ? nlohmann::json(conf) : nlohmann::json();
+  out["tx_log_append_buffer"] = "none";
+  return out;
 }
 
 std::string PoolSpec::layout() const { return fmt::format("pmemids/{}/{}/v2", ds, mode); }
@@ -132,7 +153,7 @@ ObjPool::ObjPool(const PoolSpec& spec) : spec_(spec) {
     throw UsageError(
         fmt::format("pool '{}' already exists; pass --reopen to run on it, or remove it", path));
   }
-  int sds = 0;
+  int sds = kSdsAtCreate;
   if (pmemobj_ctl_set(nullptr, "sds.at_create", &sds) != 0) {
     throw RuntimeError(fmt::format("cannot disable SDS: {}", pmemobj_errormsg()));
   }

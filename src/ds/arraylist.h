@@ -7,8 +7,9 @@
 // `present` with one persisted 8-byte store, so a new key is absent or complete.
 // Update overwrites the value in place (a crash can tear it). Delete clears
 // `present` with one 8-byte store. pmem-trans: insert and update are one
-// transaction each logging exactly the bytes they change; delete is a lone
-// 8-byte store and needs none.
+// transaction each logging exactly the bytes they change (an insert's
+// `present` and value as one range); delete is a lone 8-byte store and needs
+// none.
 #pragma once
 
 #include <cstring>
@@ -94,6 +95,7 @@ class ArrayList {
     }
     const bool fresh = e->present == 0;
     b_.tx([&] {
+      b_.will_change({{&e->present, fresh ? sizeof e->present : 0}, {e->value(), vsize_}});
       b_.write_value(e->value(), v, vsize_);
       if (fresh) b_.store(e->present, uint64_t{1});
     });

@@ -25,8 +25,9 @@
 // unlinking and freeing. Under eADR nothing is written back, the fences are
 // the same, and what a crash can leave is the same list (stores become durable
 // in program order, so the in-place windows remain). pmem-trans: each
-// operation is one transaction logging exactly the regions it shifts or
-// overwrites.
+// operation is one transaction logging, per node it changes in place, one
+// range from the count to the last byte it shifts or overwrites (declared
+// with b.will_change before the batch); new nodes and values are not logged.
 #pragma once
 
 #include <cstring>
@@ -130,13 +131,13 @@ class BPlusTree {
       const ValPtr val = b_.template alloc<char>(value_slot(vsize_), kTypeValue);
       char* dst = val.get();
       std::memcpy(dst, v, vsize_);  // sealed with the leaf regions that publish it
-      if (root_.top()->n == L_.keys) grow();
+      if (root_.top()->n == L_.keys) grow(key);
       Node* x = root_.top();
       while (!x->leaf) {
         uint32_t i = child_index(x, key);
         Node* c = kids(x)[i].get();
         if (c->n == L_.keys) {
-          split_child(x, i, c);
+          split_child(x, i, c, key);
           if (key >= keys(x)[i]) ++i;
           c = kids(x)[i].get();
         }
@@ -323,6 +324,9 @@ class BPlusTree {
   // batch, the count last.
   void inner_insert(Node* x, uint32_t i, uint64_t key, const NodePtr& kid, uint32_t kid_pos) {
     const uint32_t n = x->n;
+    b_.will_change({{&x->n, sizeof x->n},
+                    key_array(x).insert_region(n, i),
+                    kid_array(x).insert_region(n + 1, kid_pos)});
     b_.batch([&] {
       std::memcpy(stage(), &key, sizeof key);
       key_array(x).insert(b_, n, i, stage());
@@ -334,6 +338,9 @@ class BPlusTree {
   // Removes key i and child kid_pos of inner node x.
   void inner_erase(Node* x, uint32_t i, uint32_t kid_pos) {
     const uint32_t n = x->n;
+    b_.will_change({{&x->n, sizeof x->n},
+                    key_array(x).erase_region(n, i),
+                    kid_array(x).erase_region(n + 1, kid_pos)});
     b_.batch([&] {
       key_array(x).erase(b_, n, i);
       kid_array(x).erase(b_, n + 1, kid_pos);
@@ -345,6 +352,8 @@ class BPlusTree {
   void leaf_insert(Node* x, uint32_t i, uint64_t key, const ValPtr& val,
                    const char* fresh = nullptr) {
     const uint32_t n = x->n;
+    b_.will_change(
+        {{&x->n, sizeof x->n}, key_array(x).insert_region(n, i), val_array(x).insert_region(n, i)});
     b_.batch([&] {
       if (fresh != nullptr) b_.seal_value(fresh, vsize_);
       std::memcpy(stage(), &key, sizeof key);
@@ -356,6 +365,8 @@ class BPlusTree {
   }
   void leaf_erase(Node* x, uint32_t i) {
     const uint32_t n = x->n;
+    b_.will_change(
+        {{&x->n, sizeof x->n}, key_array(x).erase_region(n, i), val_array(x).erase_region(n, i)});
     b_.batch([&] {
       key_array(x).erase(b_, n, i);
       val_array(x).erase(b_, n, i);
@@ -363,18 +374,21 @@ class BPlusTree {
     b_.store(x->n, n - 1);
   }
 
-  void grow() {
+  void grow(uint64_t key) {
     const NodePtr r = new_node(false);
     Node* nr = r.get();
     b_.store(kids(nr)[0], root_.ptr());
-    split_child(nr, 0, root_.top());
+    split_child(nr, 0, root_.top(), key);
     root_.replace(r);
   }
 
-  // Splits the full child y = kids(x)[i]. A leaf keeps its lower half and the
-  // new right leaf's first key is copied up; an inner node's median moves up.
-  // The new node is persisted before anything points at it.
-  void split_child(Node* x, uint32_t i, Node* y) {
+  // Splits the full child y = kids(x)[i] on the way down to insert `key`. A
+  // leaf keeps its lower half and the new right leaf's first key is copied up;
+  // an inner node's median moves up. The new node is persisted before anything
+  // points at it. When y is a leaf and the key lands in its lower half, the
+  // insert into y follows: it is declared with y's count and link, so that y
+  // is logged once.
+  void split_child(Node* x, uint32_t i, Node* y, uint64_t key) {
     const uint32_t K = L_.keys, m = K / 2;
     const bool leaf = y->leaf != 0;
     const uint32_t rn = leaf ? K - m : K - m - 1;
@@ -399,6 +413,12 @@ class BPlusTree {
       });
     }
     inner_insert(x, i, leaf ? keys(z)[0] : keys(y)[m], zp, i + 1);
+    const bool lands = leaf && key < keys(y)[m];
+    const uint32_t at = lands ? node_lower_bound(keys(y), m, key) : 0;
+    b_.will_change({{&y->n, sizeof y->n},
+                    leaf ? ByteRange{&next(y), sizeof(NodePtr)} : ByteRange{},
+                    lands ? key_array(y).insert_region(m, at) : ByteRange{},
+                    lands ? val_array(y).insert_region(m, at) : ByteRange{}});
     if (leaf) b_.store(next(y), zp);
     b_.store(y->n, m);
   }
@@ -451,6 +471,10 @@ class BPlusTree {
   void merge(Node* x, uint32_t i, Node* y, Node* z) {
     const uint32_t yn = y->n, zn = z->n;
     if (y->leaf) {
+      b_.will_change({{&y->n, sizeof y->n},
+                      {&next(y), sizeof(NodePtr)},
+                      key_array(y).put_region(yn, zn),
+                      val_array(y).put_region(yn, zn)});
       b_.batch([&] {
         key_array(y).put(b_, yn, keys(z), zn);
         val_array(y).put(b_, yn, vals(z), zn);
@@ -458,6 +482,9 @@ class BPlusTree {
       b_.store(next(y), next(z));
       b_.store(y->n, yn + zn);
     } else {
+      b_.will_change({{&y->n, sizeof y->n},
+                      key_array(y).put_region(yn, zn + 1),
+                      kid_array(y).put_region(yn + 1, zn + 1)});
       b_.batch([&] {
         std::memcpy(stage(), &keys(x)[i], sizeof(uint64_t));
         std::memcpy(stage() + sizeof(uint64_t), keys(z), size_t{zn} * sizeof(uint64_t));

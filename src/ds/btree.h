@@ -14,6 +14,9 @@
 // Every in-place change of a node writes each affected region (keys, values,
 // children) with one backend call from a DRAM staging copy, all of them in one
 // batch (written back, fenced once), then stores the node's count `n` last.
+// It declares those regions and the count first (b.will_change), so that
+// pmem-trans logs them as one range per node: the hull from the count to the
+// last shifted byte.
 //
 // Durability (pmem-persist). Insert into a leaf with room: the new value object
 // (btree), the shifted keys and the shifted values are written back in one
@@ -28,8 +31,10 @@
 // merge can leak if a crash falls between unlinking and freeing. Under eADR
 // nothing is written back and the fences are the same; stores become durable in
 // program order, so the same in-place windows remain. pmem-trans: every insert,
-// update and delete is one transaction logging exactly the regions it shifts
-// or overwrites.
+// update and delete is one transaction logging, per node it changes in place,
+// one range from the count to the last byte it shifts or overwrites (regions
+// more than kTxMergeGapBytes apart, as in btree-embedded's
+// replace_entry, separately); new nodes and values are not logged.
 #pragma once
 
 #include <array>
@@ -143,7 +148,7 @@ class BTreeImpl {
     if (update(key, v)) return false;
     b_.tx([&] {
       const Entry e = new_entry(v);
-      if (root_.top()->n == L_.keys) grow();
+      if (root_.top()->n == L_.keys) grow(key);
       Node* x = root_.top();
       for (;;) {
         uint32_t i = node_lower_bound(keys(x), x->n, key);
@@ -153,7 +158,7 @@ class BTreeImpl {
         }
         Node* c = kids(x)[i].get();
         if (c->n == L_.keys) {
-          split_child(x, i, c);
+          split_child(x, i, c, key);
           if (key > keys(x)[i]) ++i;
           c = kids(x)[i].get();
         }
@@ -336,6 +341,10 @@ class BTreeImpl {
   void insert_at(Node* x, uint32_t i, uint64_t key, const Entry& e, const NodePtr* kid,
                  uint32_t kid_pos) {
     const uint32_t n = x->n;
+    b_.will_change({{&x->n, sizeof x->n},
+                    key_array(x).insert_region(n, i),
+                    val_array(x).insert_region(n, i),
+                    kid_pos != kNoKid ? kid_array(x).insert_region(n + 1, kid_pos) : ByteRange{}});
     b_.batch([&] {
       if (e.fresh != nullptr) b_.seal_value(e.fresh, vsize_);
       std::memcpy(stage(), &key, sizeof key);
@@ -353,6 +362,10 @@ class BTreeImpl {
   // Closes entry i of x; if kid_pos != kNoKid, also removes that child pointer.
   void erase_at(Node* x, uint32_t i, uint32_t kid_pos) {
     const uint32_t n = x->n;
+    b_.will_change({{&x->n, sizeof x->n},
+                    key_array(x).erase_region(n, i),
+                    val_array(x).erase_region(n, i),
+                    kid_pos != kNoKid ? kid_array(x).erase_region(n + 1, kid_pos) : ByteRange{}});
     b_.batch([&] {
       key_array(x).erase(b_, n, i);
       val_array(x).erase(b_, n, i);
@@ -362,6 +375,7 @@ class BTreeImpl {
   }
 
   void replace_entry(Node* x, uint32_t i, uint64_t key, const Entry& e) {
+    b_.will_change({{&keys(x)[i], sizeof(uint64_t)}, val_array(x).put_region(i, 1)});
     b_.batch([&] {
       b_.store(keys(x)[i], key);
       if constexpr (kEmbedded) {
@@ -372,18 +386,21 @@ class BTreeImpl {
     });
   }
 
-  // A full root gets a new empty root above it, then is split.
-  void grow() {
+  // A full root gets a new empty root above it, then is split (for `key`).
+  void grow(uint64_t key) {
     const NodePtr r = new_node(false);
     Node* nr = r.get();
     b_.store(kids(nr)[0], root_.ptr());
-    split_child(nr, 0, root_.top());
+    split_child(nr, 0, root_.top(), key);
     root_.replace(r);
   }
 
-  // Splits the full child y = kids(x)[i]: its upper half moves to a new right
-  // node (persisted before anything points at it), its median moves up into x.
-  void split_child(Node* x, uint32_t i, Node* y) {
+  // Splits the full child y = kids(x)[i] on the way down to insert `key`: its
+  // upper half moves to a new right node (persisted before anything points at
+  // it), its median moves up into x. When y is a leaf and the key lands in its
+  // lower half, the insert into y follows: it is declared with y's count, so
+  // that y is logged once.
+  void split_child(Node* x, uint32_t i, Node* y, uint64_t key) {
     const uint32_t m = L_.keys / 2, rn = L_.keys - m - 1;
     const bool leaf = y->leaf != 0;
     const NodePtr zp = b_.template alloc<Node>(node_bytes(leaf), kTypeNode);
@@ -401,6 +418,11 @@ class BTreeImpl {
       if (!leaf) b_.seal(kids(z), size_t{rn + 1} * sizeof(NodePtr));
     });
     insert_at(x, i, keys(y)[m], entry_of(y, m), &zp, i + 1);
+    const bool lands = leaf && key < keys(y)[m];
+    const uint32_t at = lands ? node_lower_bound(keys(y), m, key) : 0;
+    b_.will_change({{&y->n, sizeof y->n},
+                    lands ? key_array(y).insert_region(m, at) : ByteRange{},
+                    lands ? val_array(y).insert_region(m, at) : ByteRange{}});
     b_.store(y->n, m);
   }
 
@@ -481,6 +503,10 @@ class BTreeImpl {
   // y = kids(x)[i] absorbs x's key i and all of z = kids(x)[i + 1]; z is freed.
   void merge(Node* x, uint32_t i, Node* y, Node* z) {
     const uint32_t yn = y->n, zn = z->n;
+    b_.will_change({{&y->n, sizeof y->n},
+                    key_array(y).put_region(yn, zn + 1),
+                    val_array(y).put_region(yn, zn + 1),
+                    y->leaf ? ByteRange{} : kid_array(y).put_region(yn + 1, zn + 1)});
     b_.batch([&] {
       std::memcpy(stage(), &keys(x)[i], sizeof(uint64_t));
       std::memcpy(stage() + sizeof(uint64_t), keys(z), size_t{zn} * sizeof(uint64_t));

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "backend/backend.h"
+
 namespace pmemids {
 
 struct NodeArray {
@@ -19,6 +21,16 @@ struct NodeArray {
 
   char* at(uint32_t i) const { return base + size_t{i} * stride; }
   size_t span(uint32_t count) const { return count == 0 ? 0 : size_t{count - 1} * stride + tail; }
+
+  // The bytes insert(), erase() and put() with the same arguments write (for
+  // b.will_change; empty when they write nothing).
+  ByteRange insert_region(uint32_t count, uint32_t pos) const {
+    return {at(pos), span(count - pos + 1)};
+  }
+  ByteRange erase_region(uint32_t count, uint32_t pos) const {
+    return {at(pos), pos + 1 < count ? span(count - pos - 1) : 0};
+  }
+  ByteRange put_region(uint32_t pos, uint32_t count) const { return {at(pos), span(count)}; }
 
   // Inserts the element staged at stage[0, stride) at position pos of an array
   // of `count` elements: elements [pos, count) move up one, in one backend write

@@ -64,12 +64,11 @@
 //  RuntimeError when a path is deeper than kMaxDepth or a required sibling is
 //  missing, but a shared subtree is not detected: deleting from it would free a
 //  node still linked elsewhere, so a torn tree must be rebuilt before updates.
-// pmem-trans: insert, update and delete are each one transaction that logs only
-// the fields it changes (links 16 bytes, colour bytes 1, value bytes), each once,
-// with one exception: when a delete's rebalancing rotates at the node x being
-// deleted (about 5% of random deletes), the link that then holds x is logged
-// twice, first to x and then to x's successor (libpmemobj merges the ranges);
-// storing the successor at once would widen the pmem-persist window above.
+// pmem-trans: insert, update and delete are each one transaction that logs, for
+// each node header it changes, the whole header once (48 bytes: both links and
+// the colour, one cache line; declared before its first store, see put_link),
+// the root link (16 bytes) if it changes, or the value bytes; a new node is not
+// logged. The stores and their order are those of pmem-persist above.
 #pragma once
 
 #include <cstring>
@@ -209,24 +208,23 @@ class RBTree {
     const NodePtr r = y->child[y->child[0] ? 0 : 1];  // y's only child, if any
     const bool y_red = y->red;
     b_.tx([&] {
-      NodePtr* xlink = &link(path, k);
-      const NodePtr doomed = *xlink;
+      Link xlink = link(path, k);
+      const NodePtr doomed = *xlink.at;
       // A black y without a child leaves its side one black short: rebalance
       // first, with y still in place (the rotations never move the link to y).
       if (!y_red && !r && m > 0) rebalance_for_removal(path, m, x, xlink);
       if (y == x) {
-        b_.store(*xlink, r);
+        put_link(xlink, r);
       } else {
         Hdr* yparent = path.node[m - 1];
-        NodePtr& ylink = yparent->child[path.dir[m - 1]];
-        const NodePtr succ = ylink;
-        set_link(y->child[0], x->child[0]);  // null if rebalancing emptied it
-        if (yparent != x) {  // else y keeps its right subtree and is x's right child
-          b_.store(ylink, r);
-          b_.store(y->child[1], x->child[1]);
+        const NodePtr succ = yparent->child[path.dir[m - 1]];
+        set_child(y, 0, x->child[0]);  // null if rebalancing emptied it
+        if (yparent != x) {            // else y keeps its right subtree and is x's right child
+          put_child(yparent, path.dir[m - 1], r);
+          put_child(y, 1, x->child[1]);
         }
         set_red(y, x->red);
-        b_.store(*xlink, succ);
+        put_link(xlink, succ);
       }
       if (!y_red && r) set_red(hdr(r), false);  // a black y's only child is red: it takes y's black
       b_.free(doomed);
@@ -373,9 +371,16 @@ class RBTree {
   }
   char* value(Hdr* h) const { return reinterpret_cast<char*>(h) - vslot_; }
   const char* value(const Hdr* h) const { return reinterpret_cast<const char*>(h) - vslot_; }
+  // A link and the header that holds it (nullptr: the root record's top link).
+  struct Link {
+    NodePtr* at;
+    Hdr* in;
+  };
   // The link that holds path.node[i]: the root link or a child link of its parent.
-  NodePtr& link(Path& path, int i) {
-    return i == 0 ? root_->top : path.node[i - 1]->child[path.dir[i - 1]];
+  Link link(Path& path, int i) {
+    if (i == 0) return {&root_->top, nullptr};
+    Hdr* parent = path.node[i - 1];
+    return {&parent->child[path.dir[i - 1]], parent};
   }
 
   [[noreturn]] static void too_deep() {
@@ -422,36 +427,53 @@ class RBTree {
     return d;
   }
 
+  // Every store into a node's header goes through these: the header is
+  // declared first (b.will_change), so pmem-trans logs each header a
+  // transaction changes once, whole (48 bytes, one line), however many of its
+  // links and its colour change; a no-op in the other modes.
+  void changing(Hdr* h) { b_.will_change({{h, sizeof(Hdr)}}); }
+  void put_link(Link l, NodePtr v) {
+    if (l.in != nullptr) changing(l.in);
+    b_.store(*l.at, v);
+  }
+  void put_child(Hdr* h, int side, NodePtr v) {
+    changing(h);
+    b_.store(h->child[side], v);
+  }
+  void put_red(Hdr* h, bool red) {
+    changing(h);
+    b_.store(h->red, uint8_t{red});
+  }
   // Store a colour or a link only when it changes.
   void set_red(Hdr* h, bool red) {
-    if (h->red != red) b_.store(h->red, uint8_t{red});
+    if (h->red != red) put_red(h, red);
   }
-  void set_link(NodePtr& l, NodePtr v) {
-    if (!(l == v)) b_.store(l, v);
+  void set_child(Hdr* h, int side, NodePtr v) {
+    if (!(h->child[side] == v)) put_child(h, side, v);
   }
 
   // Single rotation at g, held by `link`: its child p = g->child[d] takes g's
   // place and g becomes p's child on the other side. Store order: see the header
   // comment (g and its far subtree are unreachable until the last store).
-  void rotate1(NodePtr& link, Hdr* g, int d, Hdr* p) {
-    const NodePtr gp = link, pp = g->child[d], inner = p->child[!d];
-    b_.store(link, pp);
-    b_.store(g->child[d], inner);
-    b_.store(p->child[!d], gp);
+  void rotate1(Link link, Hdr* g, int d, Hdr* p) {
+    const NodePtr gp = *link.at, pp = g->child[d], inner = p->child[!d];
+    put_link(link, pp);
+    put_child(g, d, inner);
+    put_child(p, !d, gp);
   }
 
   // Double rotation at g, held by `link`: z = p->child[!d], the inner grandchild
   // through p = g->child[d], takes g's place with p and g as its children, which
   // receive z's two subtrees. Store order: see the header comment (no cycle at
   // any point; z is detached while its own links are rewritten).
-  void rotate2(NodePtr& link, Hdr* g, int d, Hdr* p, Hdr* z) {
-    const NodePtr gp = link, pp = g->child[d], zp = p->child[!d];
+  void rotate2(Link link, Hdr* g, int d, Hdr* p, Hdr* z) {
+    const NodePtr gp = *link.at, pp = g->child[d], zp = p->child[!d];
     const NodePtr zin = z->child[d], zout = z->child[!d];
-    b_.store(p->child[!d], zin);
-    b_.store(z->child[d], pp);
-    b_.store(z->child[!d], gp);
-    b_.store(link, zp);
-    b_.store(g->child[d], zout);
+    put_child(p, !d, zin);
+    put_child(z, d, pp);
+    put_child(z, !d, gp);
+    put_link(link, zp);
+    put_child(g, d, zout);
   }
 
   // Publishes the filled, unsealed node z (pointer zp) at depth k of `path` and
@@ -462,7 +484,7 @@ class RBTree {
     bool published = false;
     const auto publish = [&] {
       b_.seal_value(value(z), node_bytes_);
-      b_.store(link(path, k), zp);  // commit point
+      put_link(link(path, k), zp);  // commit point
       published = true;
     };
     bool z_stored_black = false;  // z is logically red, still black in memory
@@ -476,24 +498,24 @@ class RBTree {
         if (!published) publish();
         set_red(p, false);
         set_red(u, false);
-        if (z_stored_black) b_.store(z->red, uint8_t{1});
+        if (z_stored_black) put_red(z, true);
         if (i == 2) return;  // g is the root: it stays black
         z = g;
         z_stored_black = true;
         i -= 2;
         continue;
       }
-      NodePtr& glink = link(path, i - 2);
+      const Link glink = link(path, i - 2);
       if (dz != dp) {  // z is the inner grandchild: it rises above p and g
         if (!published) {
           // z is still private: give it its final links and colour, publish it in
           // g's place, then cut g's old link to p (z's inner subtrees are null).
           z->child[dp] = g->child[dp];
-          z->child[!dp] = glink;
+          z->child[!dp] = *glink.at;
           z->red = 0;
           b_.seal_value(value(z), node_bytes_);
-          b_.store(glink, zp);  // commit point
-          b_.store(g->child[dp], NodePtr());
+          put_link(glink, zp);  // commit point
+          put_child(g, dp, NodePtr());
           set_red(g, true);
           return;
         }
@@ -505,23 +527,23 @@ class RBTree {
         rotate1(glink, g, dp, p);
         set_red(p, false);
         set_red(g, true);
-        if (z_stored_black) b_.store(z->red, uint8_t{1});
+        if (z_stored_black) put_red(z, true);
       }
       return;
     }
     if (!published) publish();
-    if (z_stored_black) b_.store(z->red, uint8_t{1});
+    if (z_stored_black) put_red(z, true);
   }
 
   // y = path.node[m], black and childless, is about to be unlinked, which would
   // leave its parent's side one black node short. Rebalances with y still in
   // place. x is the node being deleted; when a rotation moves x, xlink follows
   // the link that holds it.
-  void rebalance_for_removal(Path& path, int m, const Hdr* x, NodePtr*& xlink) {
+  void rebalance_for_removal(Path& path, int m, const Hdr* x, Link& xlink) {
     int i = m - 1;
     Hdr* p = path.node[i];
     int d = path.dir[i];  // p's short side
-    NodePtr* plink = &link(path, i);
+    Link plink = link(path, i);
     for (;;) {
       Hdr* s = child(p, !d);
       bool p_red = p->red;
@@ -542,35 +564,35 @@ class RBTree {
       const bool far_red = far != nullptr && far->red;
       if (!near_red && !far_red) {  // black sibling with black children: make it red
         if (red_sib != nullptr) {
-          rotate1(*plink, p, !d, red_sib);
-          b_.store(red_sib->red, uint8_t{0});
-          b_.store(s->red, uint8_t{1});  // p, red after the rotation, absorbs the shortage
-          if (p == x) xlink = &red_sib->child[d];
+          rotate1(plink, p, !d, red_sib);
+          put_red(red_sib, false);
+          put_red(s, true);  // p, red after the rotation, absorbs the shortage
+          if (p == x) xlink = {&red_sib->child[d], red_sib};
           return;
         }
-        b_.store(s->red, uint8_t{1});
+        put_red(s, true);
         if (p_red) {  // a red p absorbs the shortage
-          b_.store(p->red, uint8_t{0});
+          put_red(p, false);
           return;
         }
         if (i == 0) return;  // p is the root: every path lost one black node
         --i;                 // p's whole subtree is one black short: move up
         p = path.node[i];
         d = path.dir[i];
-        plink = &link(path, i);
+        plink = link(path, i);
         continue;
       }
       Hdr* top;
       if (far_red) {  // s rises above p and takes p's colour; p and far turn black
         if (red_sib != nullptr) {
           // red_sib takes p's place, s stays its child and takes p as its own.
-          const NodePtr pp = *plink, rp = p->child[!d];
-          b_.store(*plink, rp);
-          b_.store(p->child[!d], np);
-          b_.store(s->child[d], pp);
-          b_.store(red_sib->red, uint8_t{0});
+          const NodePtr pp = *plink.at, rp = p->child[!d];
+          put_link(plink, rp);
+          put_child(p, !d, np);
+          put_child(s, d, pp);
+          put_red(red_sib, false);
         } else {
-          rotate1(*plink, p, !d, s);
+          rotate1(plink, p, !d, s);
         }
         set_red(s, p_red);
         set_red(far, false);
@@ -578,23 +600,23 @@ class RBTree {
       } else {  // near red, far black: near rises above p and s, taking p's colour
         if (red_sib != nullptr) {
           // red_sib takes p's place, near becomes its child with p and s below.
-          const NodePtr pp = *plink, rp = p->child[!d], sp = red_sib->child[d];
+          const NodePtr pp = *plink.at, rp = p->child[!d], sp = red_sib->child[d];
           const NodePtr nin = near->child[d], nout = near->child[!d];
-          b_.store(*plink, rp);
-          b_.store(p->child[!d], nin);
-          b_.store(near->child[d], pp);
-          b_.store(red_sib->child[d], np);
-          b_.store(s->child[d], nout);
-          b_.store(near->child[!d], sp);
-          b_.store(red_sib->red, uint8_t{0});
+          put_link(plink, rp);
+          put_child(p, !d, nin);
+          put_child(near, d, pp);
+          put_child(red_sib, d, np);
+          put_child(s, d, nout);
+          put_child(near, !d, sp);
+          put_red(red_sib, false);
         } else {
-          rotate2(*plink, p, !d, s, near);
+          rotate2(plink, p, !d, s, near);
         }
         set_red(near, p_red);
         top = near;
       }
       set_red(p, false);
-      if (p == x) xlink = &top->child[d];
+      if (p == x) xlink = {&top->child[d], top};
       return;
     }
   }

@@ -32,8 +32,9 @@
 // check() accepts all of these: a node must be on level 0 and on a prefix
 // 0 .. j of the levels its height allows, which is what both orders preserve.
 // pmem-trans: insert, update and delete are each one transaction logging exactly
-// the predecessor links (16 bytes per level) or the value bytes they change, so
-// a crash leaves each operation applied or not.
+// the predecessor links (16 bytes per level; the links of consecutive levels
+// through one predecessor as one range) or the value bytes they change, so a
+// crash leaves each operation applied or not.
 #pragma once
 
 #include <algorithm>
@@ -174,6 +175,7 @@ class SkipList {
       NodePtr* next = next_of(n);
       for (uint32_t l = 0; l < h; ++l) next[l] = *preds[l];
       b_.seal_value(n, bytes);
+      will_change_links(preds, h);
       for (uint32_t l = 0; l < h; ++l) b_.store(*preds[l], fresh);  // level 0 commits
     });
     top_ = std::max(top_, h);
@@ -189,6 +191,9 @@ class SkipList {
     // A node left partly linked by a crash is on levels 0 .. j only.
     const uint32_t levels = std::min(n->height, top_);
     b_.tx([&] {
+      uint32_t linked = 0;  // the levels it is on: a prefix
+      while (linked < levels && *preds[linked] == victim) ++linked;
+      will_change_links(preds, linked);
       for (uint32_t l = levels; l-- > 0;) {  // top down: level 0 last
         if (*preds[l] == victim) b_.store(*preds[l], next[l]);
       }
@@ -317,6 +322,18 @@ class SkipList {
   }
 
  private:
+  // The links preds[0 .. h) are about to change: one region per run of
+  // adjacent slots (consecutive levels through the same predecessor, or the
+  // head), so pmem-trans logs each run as one range.
+  void will_change_links(NodePtr* const* preds, uint32_t h) {
+    for (uint32_t l = 0; l < h;) {
+      uint32_t e = l + 1;
+      while (e < h && preds[e] == preds[e - 1] + 1) ++e;
+      b_.will_change({{preds[l], (e - l) * sizeof(NodePtr)}});
+      l = e;
+    }
+  }
+
   friend struct SkipListTestAccess;
 
   size_t node_bytes(uint32_t height) const { return next_off_ + height * sizeof(NodePtr); }

@@ -7,16 +7,22 @@
 // An operation is one added range: --ops-per-thread ranges per thread, so
 // ops_per_sec is ranges logged per second; tx_per_sec is given too, and
 // sampled latencies are of whole transactions. The data is not modified:
-// what is measured is the snapshot and the commit. libpmemobj's own flushes
-// are not counted. Under emulated eADR libpmemobj runs with PMEM_NO_FLUSH=1.
+// what is measured is the snapshot and the commit. libpmemobj's write-backs
+// and fences are counted through pmemids' libpmem hooks
+// (pmem/libpmem_hooks.h) when they are bound: `flushes` are the lines it
+// wrote back, `fences` its fences, also given per transaction
+// (fences_per_tx, flushed_lines_per_tx); null otherwise. Under emulated eADR
+// libpmemobj's write-backs are elided.
 #include <fmt/format.h>
 #include <libpmemobj.h>
 
+#include "backend/counters.h"
 #include "errors.h"
 #include "micro/bench.h"
 #include "micro/harness.h"
 #include "micro/kernels.h"
 #include "micro/region.h"
+#include "pmem/libpmem_hooks.h"
 
 namespace pmemids::micro {
 namespace {
@@ -65,10 +71,20 @@ Measurement run(const Point& p, const BenchEnv& env) {
   }
   std::vector<std::vector<uint64_t>> samples;
   for (int t = 0; t < env.threads; ++t) samples.push_back(thread_samples(env, t, txs));
+  std::vector<CostCounters> costs(static_cast<size_t>(env.threads));  // per thread, timed loop
   Measurement m = measure(
       env, {}, [](int) {},
       [&](int t, const DriveControl& ctl, ThreadTally& tally) {
         char* const area = areas[static_cast<size_t>(t)];
+        const CostCounters before = tl_costs;
+        struct Tally {  // the loop's cost, also when it returns early
+          CostCounters& out;
+          const CostCounters& before;
+          ~Tally() {
+            out = tl_costs;
+            out -= before;
+          }
+        } tally_costs{costs[static_cast<size_t>(t)], before};
         timed_loop(txs, samples[t], ctl, tally,
                    [pop, area, ranges, stride, size](uint64_t i) -> uint64_t {
                      uint64_t errors = pmemobj_tx_begin(pop, nullptr, TX_PARAM_NONE) != 0;
@@ -88,10 +104,26 @@ Measurement run(const Point& p, const BenchEnv& env) {
   m.ops *= ranges;
   for (auto& o : m.thread_ops) o *= ranges;
   m.bytes = m.ops * size;
-  m.counted_by = "libpmemobj: not counted";
   m.metrics["transactions"] = tx_done;
   m.metrics["tx_per_sec"] =
       m.seconds > 0 ? nlohmann::json(static_cast<double>(tx_done) / m.seconds) : nlohmann::json();
+  const auto per_tx = [&](uint64_t v) {
+    return tx_done > 0 ? nlohmann::json(static_cast<double>(v) / static_cast<double>(tx_done))
+                       : nlohmann::json();
+  };
+  if (lib_hooks_bound()) {
+    CostCounters sum;
+    for (const CostCounters& c : costs) sum += c;
+    m.flushes = sum.lib_flushed_lines;
+    m.fences = sum.lib_fences;
+    m.counted_by = "libpmemobj, through pmemids' libpmem hooks";
+    m.metrics["fences_per_tx"] = per_tx(sum.lib_fences);
+    m.metrics["flushed_lines_per_tx"] = per_tx(sum.lib_flushed_lines);
+  } else {
+    m.counted_by = "libpmemobj: not counted";
+    m.metrics["fences_per_tx"] = nlohmann::json();
+    m.metrics["flushed_lines_per_tx"] = nlohmann::json();
+  }
   m.config = {{"memory", "pmem"},
               {"pool_bytes", pool->bytes()},
               {"range_stride_bytes", stride},

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <vector>
 
+#include "backend/pmemobj_settings.h"
 #include "doctor/probes.h"
 #include "errors.h"
 #include "git_revision.h"
@@ -208,6 +209,7 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
       {"platform_domain", probe.platform_eadr() ? "eadr" : "adr"},
       {"movnt_threshold", installed_policy().movnt_threshold},
       {"libpmemobj_flushes", lib_hooks_bound() ? "counted" : "not observed"},
+      {"libpmemobj_ctl", libpmemobj_settings()},
       {"latency_injection", injection_context()},
       {"pmdk_version", PMEMIDS_PMDK_VERSION},
       {"memkind_version", PMEMIDS_MEMKIND_VERSION},

@@ -132,6 +132,8 @@ nlohmann::json metrics_json(const RepResult& r) {
       {"pmemids_fences_per_op", per_op(r.costs.fences)},
       {"tx_per_op", per_op(r.costs.tx)},
       {"tx_bytes_per_op", per_op(r.costs.tx_bytes)},
+      {"tx_add_range_calls_per_op", per_op(r.costs.tx_add_range_calls)},
+      {"tx_writes_per_op", per_op(r.costs.tx_writes)},
       {"allocs_per_op", per_op(r.costs.allocs)},
       {"frees_per_op", per_op(r.costs.frees)},
       {"translations_per_op", per_op(r.costs.translations)},

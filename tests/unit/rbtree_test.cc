@@ -173,8 +173,9 @@ TYPED_TEST(RBTreeTest, DeletingInRandomOrderKeepsInvariants) {
 
 // The first fix-up level: z lands under a red parent with a black (null) uncle.
 // As the inner grandchild it is published directly in its grandparent's place
-// (links 16 + 16 bytes, one colour byte); as the outer grandchild the parent
-// rotates up (publication plus three links, two colours).
+// (two links, one colour); as the outer grandchild the parent rotates up
+// (publication plus three links, two colours). pmem-trans logs each node
+// header it changes once, whole (48 bytes), and the root link (16 bytes).
 TYPED_TEST(RBTreeTest, FirstLevelRotationsStoreOnlyWhatChanges) {
   using A = RBTreeTestAccess;
   using B = typename TypeParam::B;
@@ -195,9 +196,13 @@ TYPED_TEST(RBTreeTest, FirstLevelRotationsStoreOnlyWhatChanges) {
   EXPECT_EQ(A::shape(ds), "20b(10b,40r(30b,60b(50r,70r)))");
   EXPECT_EQ(ds.check(), 7u);
   if constexpr (B::kMode == Mode::kTrans) {
-    EXPECT_EQ(inner.tx_bytes, 16u + 16u + 1u);
-    // 60: link 16, three colours; 70: link 16, rotation 3 x 16, two colours.
-    EXPECT_EQ(outer.tx_bytes, (16u + 3u) + (16u + 48u + 2u));
+    // 20: the root link, and 10's link and colour.
+    EXPECT_EQ(inner.tx_add_range_calls, 2u);
+    EXPECT_EQ(inner.tx_bytes, 16u + 48u);
+    // 60: 50's link and colour, 30's and 40's colours; 70: 60's link and
+    // colour, 40's link, 50's link and colour.
+    EXPECT_EQ(outer.tx_add_range_calls, 3u + 3u);
+    EXPECT_EQ(outer.tx_bytes, 6 * 48u);
   }
   if constexpr (B::kMode == Mode::kPersist) {
     // seal (3 lines: value, value, header), publish, cut g's link, colour g.
@@ -234,8 +239,13 @@ TYPED_TEST(RBTreeTest, DeleteMergesTheRedSiblingRotation) {
   EXPECT_EQ(A::shape(ds), "50b(30r(20b,40b),60b)");
   ASSERT_EQ(ds.check(), 5u);
   if constexpr (B::kMode == Mode::kTrans) {
-    EXPECT_EQ(far.tx_bytes, 3 * 16u + 3u + 16u);   // links, colours of 50, 30, 40; unlink 10
-    EXPECT_EQ(near.tx_bytes, 6 * 16u + 1u + 16u);  // links, colour of 50; unlink 10
+    // The root link; the headers of 20, 30, 50 and 40 (links and colours; 10
+    // is unlinked from 20's, already logged).
+    EXPECT_EQ(far.tx_add_range_calls, 5u);
+    EXPECT_EQ(far.tx_bytes, 16u + 4 * 48u);
+    // The root link; the headers of 20, 40, 50 and 30.
+    EXPECT_EQ(near.tx_add_range_calls, 5u);
+    EXPECT_EQ(near.tx_bytes, 16u + 4 * 48u);
   }
   if constexpr (B::kMode == Mode::kPersist) {
     EXPECT_EQ(far.persists, 3u + 3u + 1u);
