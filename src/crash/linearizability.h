@@ -37,6 +37,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "util/fnv1a.h"
 #include "workload/op_set.h"
 
 namespace pmemids {
@@ -121,8 +122,8 @@ struct Spec {
 };
 
 inline uint64_t hash_state(const State& s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (uint64_t x : s) h = (h ^ x) * 0x100000001b3ULL;
+  uint64_t h = kFnv1aOffset;  // FNV-1a's step over whole words
+  for (uint64_t x : s) h = (h ^ x) * kFnv1aPrime;
   return h ^ s.size();
 }
 

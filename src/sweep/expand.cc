@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "errors.h"
+#include "util/fnv1a.h"
 
 namespace pmemids::sweep {
 namespace {
@@ -197,14 +198,10 @@ const Value* Configuration::property(const std::string& key) const {
 }
 
 std::string config_id(const std::vector<std::string>& canonical_args) {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64
-  auto mix = [&h](unsigned char c) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  };
+  uint64_t h = kFnv1aOffset;  // the arguments, '\0' between them
   for (size_t i = 0; i < canonical_args.size(); ++i) {
-    if (i > 0) mix('\0');
-    for (unsigned char c : canonical_args[i]) mix(c);
+    if (i > 0) h = fnv1a64_bytes(std::string_view("\0", 1), h);
+    h = fnv1a64_bytes(canonical_args[i], h);
   }
   return fmt::format("{:016x}", h);
 }

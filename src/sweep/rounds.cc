@@ -9,6 +9,7 @@
 
 #include "errors.h"
 #include "sweep/child.h"
+#include "util/fnv1a.h"
 
 namespace pmemids::sweep {
 namespace {
@@ -18,15 +19,6 @@ uint64_t splitmix64(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
   return x ^ (x >> 31);
-}
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (const unsigned char ch : s) {
-    h ^= ch;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 uint64_t fresh_random() {
@@ -75,7 +67,8 @@ int repetitions_of(const Configuration& c, const RoundOptions& rounds) {
 }
 
 uint64_t order_key(uint64_t seed, int round, const std::string& config_id) {
-  return splitmix64(splitmix64(seed ^ splitmix64(static_cast<uint64_t>(round))) ^ fnv1a(config_id));
+  return splitmix64(splitmix64(seed ^ splitmix64(static_cast<uint64_t>(round))) ^
+                    fnv1a64_bytes(config_id));
 }
 
 std::vector<Unit> plan_units(const std::vector<Configuration>& configs, bool interleave,

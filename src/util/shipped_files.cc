@@ -8,6 +8,7 @@
 
 #include "errors.h"
 #include "util/file_checks.h"
+#include "util/fnv1a.h"
 
 namespace pmemids {
 namespace fs = std::filesystem;
@@ -50,12 +51,7 @@ std::vector<fs::path> under(const fs::path& root, const fs::path& written, Shipp
 }
 
 std::string hash_text(const std::string& text) {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64, as config_id (sweep/expand.cc)
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return fmt::format("fnv1a64:{:016x}", h);
+  return fmt::format("fnv1a64:{:016x}", fnv1a64_bytes(text));
 }
 
 }  // namespace

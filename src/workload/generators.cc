@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "util/fnv1a.h"
+
 namespace pmemids {
 
 uint64_t mix64(uint64_t x) {
@@ -31,12 +33,8 @@ uint64_t unmix64(uint64_t x) {
 }
 
 uint64_t fnv1a64(uint64_t x) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (int i = 0; i < 8; ++i) {
-    h ^= x & 0xff;
-    h *= 0x100000001b3ULL;
-    x >>= 8;
-  }
+  uint64_t h = kFnv1aOffset;
+  for (int i = 0; i < 8; ++i, x >>= 8) h = (h ^ (x & 0xff)) * kFnv1aPrime;
   return h;
 }
 
