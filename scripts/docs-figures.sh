@@ -7,7 +7,7 @@
 # tests/cli/test_trust.py checks that every command the docs name is here.
 #
 # Usage: scripts/docs-figures.sh [section...]   (default: all sections)
-#   sections: bench harness callgrind threads latency replay libpmemobj ycsb crash domains seed002 stacks
+#   sections: bench harness callgrind threads latency replay libpmemobj transactions ycsb crash domains seed002 stacks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh release pmemids >/dev/null
@@ -22,7 +22,7 @@ fig() {
   { echo "\$ $*"; "$@"; } >"$out/$n.txt" 2>&1 || echo "[$n] exit $?" >&2
 }
 SECTIONS=("$@")
-[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj ycsb crash domains seed002 stacks)
+[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj transactions ycsb crash domains seed002 stacks)
 has() { [[ " ${SECTIONS[*]} " == *" $1 "* ]]; }
 
 W=workloads
@@ -89,6 +89,25 @@ if has libpmemobj; then  # performance.md: libpmemobj's own flushes
   for ds in arraylist linkedlist hashtable skiplist btree bplustree rbtree; do
     for m in pmem-persist pmem-trans; do
       fig scripts/callgrind-ops.sh --ds $ds --mode $m -P workloads/pmemids-write -p recordcount=20000 -p operationcount=20000 --latency-sample 0
+    done
+  done
+fi
+
+if has transactions; then  # performance.md: transaction shapes, where a transaction's fences go
+  fig scripts/tx-shapes.sh
+  for r in 1 2 4; do
+    fig pmemids micro txlog --size 128 --ranges-per-tx $r
+  done
+  for keys in "" "--node-keys 7"; do  # performance.md: against PMDK's btree_map (peer run apart)
+    # shellcheck disable=SC2086
+    fig pmemids run --ds btree --mode pmem-trans -p recordcount=200000 -p operationcount=200000 -p insertproportion=1 -p readproportion=0 -p updateproportion=0 -p requestdistribution=uniform -p fieldlength=128 --latency-sample 0 $keys
+  done
+  fig pmemids run --ds rbtree --mode pmem-trans -p recordcount=200000 -p operationcount=200000 -p readproportion=1 -p insertproportion=0 -p updateproportion=0 -p requestdistribution=uniform -p fieldlength=128 --latency-sample 0
+  for ds in arraylist linkedlist hashtable skiplist btree btree-embedded bplustree rbtree; do
+    for mode in pmem-trans pmem-persist dram; do
+      for w in pmemids-write pmemids-read; do
+        fig scripts/callgrind-ops.sh --ds $ds --mode $mode -P workloads/$w -p recordcount=20000 -p operationcount=20000 --latency-sample 0
+      done
     done
   done
 fi

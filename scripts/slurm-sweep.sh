@@ -20,9 +20,9 @@
 #   PMEMIDS_POOL_DIR  the pool directory on each node: a DAX mount for real PMEM
 #                     (/mnt/pmem0); default /dev/shm/pmemids (emulated PMEM)
 #   PMEMIDS_SHARDS    N when the array is not the whole 0..N-1 (a resubmitted task)
-# Relative FILE and OUT_DIR are taken from the job's working directory (the submission
-# directory, or sbatch --chdir); FILE is also looked for among the shipped sweeps
-# (sweeps/NAME.toml of the checkout or installation this script belongs to).
+# Relative OUT_DIR is taken from the job's working directory (the submission directory,
+# or sbatch --chdir); FILE is found by `pmemids locate sweep FILE`'s rule, with the
+# checkout or installation this script belongs to added to $PMEMIDS_DATA.
 # Whole nodes: `sbatch --exclusive ...` (recommended for timings; not forced, since
 # shared nodes are common).
 #SBATCH --job-name=pmemids-sweep
@@ -63,12 +63,13 @@ else
   refuse "no pmemids binary: not on PATH, not at $own_bin; set PMEMIDS"
 fi
 
-if [ ! -e "$file" ]; then
-  for f in "$home/$file" "$home/sweeps/$file" "$home/sweeps/$file.toml"; do
-    [ -f "$f" ] && { file=$f; break; }
-  done
-fi
-[ -e "$file" ] || refuse "sweep file '$file' not found in $PWD (the job's working directory) nor in $home/sweeps"
+# The sweep file and its workloads are found by pmemids' one rule for shipped files
+# (docs/sweeps.md): the job's working directory, $PMEMIDS_DATA, then the checkout or
+# installation this script belongs to, then the binary's own.
+export PMEMIDS_DATA=${PMEMIDS_DATA:+$PMEMIDS_DATA:}$home
+found=$("$bin" locate sweep "$file") || refuse "sweep file '$file' not found (the places searched are above)"
+file=$(printf '%s\n' "$found" | sed -n 's/.*"path":"\([^"\\]*\)".*/\1/p')
+[ -n "$file" ] || refuse "pmemids locate gave no usable path for the sweep file: $found"
 
 if [ -n "${PMEMIDS_SHARDS:-}" ]; then
   [[ $PMEMIDS_SHARDS =~ ^[1-9][0-9]*$ ]] || refuse "PMEMIDS_SHARDS='$PMEMIDS_SHARDS': not a shard count; accepted: an integer >= 1"
