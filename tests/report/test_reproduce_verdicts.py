@@ -272,3 +272,22 @@ def test_claims_without_a_verdict_are_rows_that_say_not_run(tmp_path):
     text = table.markdown([], None, claims.load_dir(tmp_path / "reproduce"))
     assert "| 001-Y | §1 | not run (no verdict made with this claim file yet) | – |" in text
     assert "0 reproduced" in text and "1 not run." in text
+
+
+def test_a_verdict_line_is_strict_json_with_unobserved_means_as_null():
+    """A check over a metric no record observed has NaN means; verdicts.jsonl held them as
+    `NaN`, which is not JSON, so the next reproduce into the same --out refused its own
+    file ("invalid JSON: 'NaN'")."""
+    import math
+
+    from pmemids_report.reproduce import verdict
+
+    def refuse(constant):
+        raise AssertionError(f"not JSON: {constant}")
+
+    record = {"checks": [{"groups": [{"mean": [math.nan, 1.5], "n": [0, 3]}]}], "ratio": math.inf}
+    line = verdict.json_line(record)
+    parsed = json.loads(line, parse_constant=refuse)
+    assert parsed["checks"][0]["groups"][0]["mean"] == [None, 1.5]
+    assert parsed["ratio"] is None
+    assert "\n" not in line
