@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import math
 import os
 import re
@@ -490,7 +489,7 @@ def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int
         print(verdict_mod.text(record), flush=True)
         if sources is None:
             with open(out / "verdicts.jsonl", "a", encoding="utf-8") as f:
-                f.write(json.dumps(record, sort_keys=True) + "\n")
+                f.write(verdict_mod.json_line(record) + "\n")
     if len(verdicts) > 1:
         print("\nsummary:")
         for v in verdicts:

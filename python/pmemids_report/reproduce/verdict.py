@@ -43,6 +43,7 @@ over 3x the best, and whether they were dropped).
 from __future__ import annotations
 
 import datetime
+import json
 import math
 import os
 
@@ -346,3 +347,20 @@ def noise_detail(n: dict) -> str:
 
 __all__ = ["VERDICTS", "CLASSES", "decide", "display", "not_measurable", "text", "verdict_class",
            "MISSING"]
+
+
+def _strict(value):
+    """value with every non-finite float (an unobserved mean: NaN) as None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_strict(v) for v in value]
+    return value
+
+
+def json_line(record: dict) -> str:
+    """The verdict as one line of strict JSON (verdicts.jsonl): what was not observed is
+    null, never NaN, which JSON does not have."""
+    return json.dumps(_strict(record), sort_keys=True, allow_nan=False)
