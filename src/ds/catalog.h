@@ -15,6 +15,7 @@
 #include "ds/ringbuffer.h"
 #include "ds/skiplist.h"
 #include "ds/stack_dfc.h"
+#include "ds/stack_dfc_volreq.h"
 #include "ds/stack_fc_volatile.h"
 #include "ds/stack_lock.h"
 #include "ds/stack_pbcomb.h"
@@ -28,7 +29,7 @@ using Catalog =
     StructureList<ArrayList, LinkedList, HashTable, SkipList, BTree, BTreeEmbedded, BPlusTree,
                   RBTree, RingBufferVolatile, RingBufferTx, RingBufferTxFree, LfListHarris,
                   LfListTlog, LfListLogfree, LfListSoft, LfListLinkfree, StackDfc, StackDfcFlat,
-                  StackPbcomb, StackFcVolatile, StackLock, Blackhole>;
+                  StackPbcomb, StackDfcVolreq, StackFcVolatile, StackLock, Blackhole>;
 
 // Calls f.template operator()<DS>() for every structure of the list, in order.
 template <template <class> class... DS, class F>

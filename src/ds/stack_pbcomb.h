@@ -34,6 +34,11 @@
 //
 // Synchronisation: internal; worker t calls through handle(t). Modes dram,
 // pmem-volatile and pmem-persist.
+//
+// The class is shared with stack-dfc-volreq (ds/stack_dfc_volreq.h: DFC's
+// session over this split of volatile requests and persistent state): a
+// Session policy gives the name, the passes per session and how new nodes
+// are flushed; everything above holds for both.
 #pragma once
 
 #include <cstdint>
@@ -49,9 +54,23 @@
 #include "ds/node_stack.h"
 
 namespace pmemids {
+namespace pbcomb {
 
-template <Backend B>
-class StackPbcomb {
+// PBcomb's session: up to --combining-rounds passes, each new node's lines
+// recorded and flushed once each at the end.
+struct PbcombSession {
+  static constexpr const char* kName = "stack-pbcomb";
+  static constexpr const char* kDescription =
+      "PBcomb (seed 004): volatile requests, two persistent state copies and a persisted index, "
+      "deduplicated flushes, with recovery";
+  static uint32_t passes(const CombiningOptions& o) { return o.rounds; }
+  static constexpr bool kDedupNodeFlushes = true;
+};
+
+}  // namespace pbcomb
+
+template <Backend B, class Session>
+class StateCopyStack {
   struct Root {
     RootHeader hdr;
     typename B::template Ptr<char> nodes;
@@ -68,10 +87,8 @@ class StackPbcomb {
   };
 
  public:
-  static constexpr const char* kName = "stack-pbcomb";
-  static constexpr const char* kDescription =
-      "PBcomb (seed 004): volatile requests, two persistent state copies and a persisted index, "
-      "deduplicated flushes, with recovery";
+  static constexpr const char* kName = Session::kName;
+  static constexpr const char* kDescription = Session::kDescription;
   static constexpr OpSet kOpSet = OpSet::kStack;
   static constexpr Sync kSync = Sync::kInternal;
   static constexpr ModeSet kModes{Mode::kDram, Mode::kVolatile, Mode::kPersist};
@@ -92,20 +109,21 @@ class StackPbcomb {
     return NodeStack<B>::bytes(pool_nodes(o)) + state_bytes(o.threads) + 4096;
   }
 
-  using Handle = CombiningHandle<StackPbcomb>;
-  friend class CombiningHandle<StackPbcomb>;
+  using Handle = CombiningHandle<StateCopyStack>;
+  friend class CombiningHandle<StateCopyStack>;
 
-  StackPbcomb(B& b, const DsOptions& o)
+  StateCopyStack(B& b, const DsOptions& o)
       : b_(b),
         n_(o.threads),
         opt_(o.combining),
+        passes_(Session::passes(o.combining)),
         waiter_(o.combining, o.threads),
         board_(o.threads),
         states_(std::make_unique<ThreadState[]>(o.threads)) {
     root_ = b.template root<Root>();
     batch_.reserve(n_);
-    popped_.reserve(size_t{n_} * opt_.rounds);
-    lines_.reserve(size_t{n_} * opt_.rounds + copy_bytes(n_) / kCacheLine);
+    popped_.reserve(size_t{n_} * passes_);
+    lines_.reserve(size_t{n_} * passes_ + copy_bytes(n_) / kCacheLine);
     if (b.created()) {
       nodes_.emplace(b, pool_nodes(o), kTypeNodes);
       const auto state = b.template zalloc<char>(state_bytes(n_), kTypeState);
@@ -129,14 +147,14 @@ class StackPbcomb {
     base_ = align_line(root_->state.get());
     recover();
   }
-  ~StackPbcomb() {
+  ~StateCopyStack() {
     if constexpr (!B::kDurable) {
       if (root_ != nullptr && root_->state) b_.free(root_->state);
       if (nodes_) b_.free(nodes_->array());
     }
   }
-  StackPbcomb(const StackPbcomb&) = delete;
-  StackPbcomb& operator=(const StackPbcomb&) = delete;
+  StateCopyStack(const StateCopyStack&) = delete;
+  StateCopyStack& operator=(const StateCopyStack&) = delete;
 
   Handle handle(int t) { return combining_handle(this, n_, t); }
 
@@ -220,14 +238,20 @@ class StackPbcomb {
     }
     uint64_t stack = top(to);
     popped_.clear();
-    for (uint32_t round = 0; round < opt_.rounds; ++round) {
+    for (uint32_t round = 0; round < passes_; ++round) {
       batch_.clear();
       for (uint32_t t = 0; t < n_; ++t) {
         if (board_.pending(t, entry(to, t).word >> 1, q)) batch_.push_back(q);
       }
       if (batch_.empty()) break;
       stack = apply_batch(*nodes_, cursor_, stack, std::span(batch_), opt_.elimination, popped_,
-                          [&](uint64_t x) { lines_.add(nodes_->address(x), 16); });
+                          [&](uint64_t x) {
+                            if constexpr (Session::kDedupNodeFlushes) {
+                              lines_.add(nodes_->address(x), sizeof(typename NodeStack<B>::Node));
+                            } else {
+                              nodes_->flush(x);
+                            }
+                          });
       for (const StackRequest& r : batch_) {
         Entry& e = entry(to, r.thread);
         b_.atomic_store(e.out, r.out);
@@ -257,6 +281,7 @@ class StackPbcomb {
   B& b_;
   uint32_t n_;
   CombiningOptions opt_;
+  uint32_t passes_;
   Waiter waiter_;
   RequestBoard board_;
   std::unique_ptr<ThreadState[]> states_;
@@ -271,5 +296,8 @@ class StackPbcomb {
   LineSet lines_;
   uint64_t held_ = 0;  // popped nodes not recycled (--recycle off)
 };
+
+template <Backend B>
+using StackPbcomb = StateCopyStack<B, pbcomb::PbcombSession>;
 
 }  // namespace pmemids

@@ -36,7 +36,8 @@ DURABLE_INTERNAL = ["ringbuffer-tx", "ringbuffer-txfree", "lflist-tlog", "lflist
 EADR_ONLY = ["ringbuffer-txfree", "lflist-logfree"]
 # Seed 004's stacks (operation set stack): the combining ones synchronise themselves,
 # stack-lock runs under the concurrent mode's lock.
-STACKS = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-fc-volatile", "stack-lock"]
+STACKS = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-dfc-volreq", "stack-fc-volatile",
+          "stack-lock"]
 ALL_STRUCTURES = STRUCTURES + INTERNAL + DURABLE_INTERNAL + STACKS + ["blackhole"]
 MODES = ["dram", "pmem-volatile", "pmem-persist", "pmem-trans"]
 

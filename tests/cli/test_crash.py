@@ -67,7 +67,8 @@ def test_all_covers_every_structure_and_durable_mode(pmemids, pool_dir, out_path
     # eADR-only ones are left out under ADR (they would fail: --unsafe runs them),
     # and so are the modes not failure-atomic by design, each named on stderr.
     durable = set(DURABLE_INTERNAL) - set(EADR_ONLY)
-    durable_stacks = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-lock"]  # pmem-persist only
+    durable_stacks = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-dfc-volreq",
+                      "stack-lock"]  # pmem-persist only
     torn = torn_pairs(pmemids)
     assert torn, "the pmem-persist trees are declared torn"
     assert pairs == ({(d, m) for d in CRASH_STRUCTURES for m in ["pmem-persist", "pmem-trans"]}

@@ -42,6 +42,7 @@ SHIPPED = {
     "seed004-requests.toml": {"default": 60, "quick": 60, "paper": 100},
     "seed004-smt.toml": {"default": 8, "quick": 8, "paper": 16},
     "seed004-stacks.toml": {"default": 15, "quick": 15, "paper": 25},
+    "seed004-volatile-requests.toml": {"default": 6, "quick": 6, "paper": 10},
     "seed004-waiting.toml": {"default": 108, "quick": 108, "paper": 180},
     "table3-llc.toml": {"default": 15, "quick": 15, "paper": 15},
     "table3-llc-sim.toml": {"default": 45, "quick": 30, "paper": 150},

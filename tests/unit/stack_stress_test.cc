@@ -41,6 +41,7 @@ using CombiningStressPairs =
     ::testing::Types<Pair<StackDfc, DramBackend>, Pair<StackDfc, PersistBackend>,
                      Pair<StackDfcFlat, DramBackend>, Pair<StackDfcFlat, PersistBackend>,
                      Pair<StackPbcomb, DramBackend>, Pair<StackPbcomb, PersistBackend>,
+                     Pair<StackDfcVolreq, DramBackend>, Pair<StackDfcVolreq, PersistBackend>,
                      Pair<StackFcVolatile, DramBackend>>;
 TYPED_TEST_SUITE(StackStress, CombiningStressPairs, PairName);
 
@@ -138,7 +139,8 @@ TEST(StackNativeMode, PushPopPairsThroughTheRegistry) {
   p.load_file(std::string(PMEMIDS_SOURCE_DIR) + "/workloads/stack-pushpop");
   p.set_override("operationcount=20000");
   const WorkloadSpec spec = p.build();
-  for (const char* name : {"stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-fc-volatile"}) {
+  for (const char* name :
+       {"stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-dfc-volreq", "stack-fc-volatile"}) {
     const auto shapes = plan_streams(spec, 2, true);
     std::vector<Stream> streams;
     RunRequest req{.pool_dir = dir.path(),

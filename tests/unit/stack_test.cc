@@ -1,4 +1,4 @@
-// Seed 004's stacks (stack-dfc, stack-dfc-flat, stack-pbcomb, stack-lock,
+// Seed 004's stacks (stack-dfc, stack-dfc-flat, stack-pbcomb, stack-dfc-volreq, stack-lock,
 // stack-fc-volatile) beyond the shared LIFO oracle (op_set_oracle_test.cc):
 // every knob keeps LIFO semantics; a reopened pool holds what was
 // acknowledged and reports each thread's last operation; and `pmemids
@@ -53,7 +53,8 @@ class StackKnobs : public ::testing::Test {
 };
 using CombiningPairs =
     ::testing::Types<Pair<StackDfc, PersistBackend>, Pair<StackDfcFlat, PersistBackend>,
-                     Pair<StackPbcomb, PersistBackend>, Pair<StackFcVolatile, DramBackend>>;
+                     Pair<StackPbcomb, PersistBackend>, Pair<StackDfcVolreq, PersistBackend>,
+                     Pair<StackFcVolatile, DramBackend>>;
 TYPED_TEST_SUITE(StackKnobs, CombiningPairs, PairName);
 
 TYPED_TEST(StackKnobs, EveryKnobKeepsLifo) {
@@ -202,8 +203,9 @@ struct Crashed {
   using T = DS<B>;
   static constexpr const char* name = DS<DramBackend>::kName;
 };
-using CrashedStacks = ::testing::Types<Crashed<StackDfc>, Crashed<StackDfcFlat>,
-                                       Crashed<StackPbcomb>, Crashed<StackLock>>;
+using CrashedStacks =
+    ::testing::Types<Crashed<StackDfc>, Crashed<StackDfcFlat>, Crashed<StackPbcomb>,
+                     Crashed<StackDfcVolreq>, Crashed<StackLock>>;
 struct CrashedName {
   template <class C>
   static std::string GetName(int) {
