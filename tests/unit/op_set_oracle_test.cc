@@ -158,30 +158,8 @@ TYPED_TEST(StackOracle, ExactLifo) {
   o.combining.poolnodes = 64;  // the node pool of seed 004's stacks
   B b(this->dir_.spec(DS::kName, B::kMode));
   this->template run_structure<DS>(b, o, [&](DS& ds) {
-    auto&& h = worker_target(ds, 0);
-    std::vector<uint64_t> oracle;
-    Rng rng(3);
-    uint64_t next = 1;
-    for (int i = 0; i < 2000; ++i) {
-      if (rng.uniform01() < ((i / 150) % 2 == 0 ? 0.65 : 0.35)) {
-        const bool ok = h.push(next);
-        ASSERT_EQ(ok, oracle.size() < o.capacity) << "push " << i;
-        if (ok) oracle.push_back(next++);
-      } else {
-        uint64_t id = 0;
-        ASSERT_EQ(h.pop(id), !oracle.empty()) << "pop " << i;
-        if (!oracle.empty()) {
-          ASSERT_EQ(id, oracle.back()) << "pop " << i;
-          oracle.pop_back();
-        }
-      }
-      if (i % 100 == 0) {
-        ASSERT_EQ(ds.check(), oracle.size());
-        std::vector<uint64_t> listed;
-        ds.for_each([&](uint64_t id) { listed.push_back(id); });
-        ASSERT_EQ(listed, std::vector<uint64_t>(oracle.rbegin(), oracle.rend()));
-      }
-    }
+    lifo_against_oracle(
+        ds, {.seed = 3, .steps = 2000, .phase = 150, .push_share = 0.65, .capacity = o.capacity});
   });
 }
 
