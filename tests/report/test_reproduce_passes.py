@@ -1,0 +1,59 @@
+"""Two passes of `pmemids reproduce` side by side (pmemids_report.reproduce.passes)."""
+
+import json
+
+import pytest
+
+from pmemids_report.reproduce import passes
+
+
+def verdict(cid, outcome, ran=5, stopped="decided", seconds=60.0, load=1.0):
+    return {"claim": {"id": cid}, "outcome": outcome, "seconds": seconds,
+            "load_average": [load, load, load],
+            "rounds": {"ran": ran, "stopped": stopped} if ran else None}
+
+
+def write(tmp_path, name, records):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_counts_only_claims_that_ran_and_their_measured_outcome(tmp_path):
+    records = [verdict("a", "reproduced"), verdict("b", "within noise", 3, "budget", 180),
+               verdict("c", "not reproduced", 12), verdict("d", "not measurable here", ran=0)]
+    col = passes.column(records)
+    assert col["claims that ran"] == "3"
+    assert (col["reproduced"], col["not reproduced"], col["within noise"]) == ("1", "1", "1")
+    assert col["within noise, share"] == "33%"
+    assert col["rounds per claim, median (range)"] == "5 (3-12)"
+    assert col["stopped"] == "2 decided, 1 budget"
+    assert col["minutes per claim, median (range)"] == "1.0 (1.0-3.0)"
+    assert col["minutes, all claims"] == "5"
+
+
+def test_agreement_counts_claims_decided_in_both_and_names_those_that_differ():
+    a = [verdict("x", "reproduced"), verdict("y", "reproduced"), verdict("z", "within noise")]
+    b = [verdict("x", "reproduced"), verdict("y", "not reproduced"), verdict("z", "reproduced")]
+    assert passes.agreement(a, b) == (2, ["y (reproduced / not reproduced)"])
+
+
+def test_main_prints_a_column_per_pass_and_the_agreement(tmp_path, capsys):
+    a = write(tmp_path, "a.jsonl", [verdict("x", "reproduced")])
+    b = write(tmp_path, "b.jsonl", [verdict("x", "reproduced", load=4.0)])
+    assert passes.main([f"idle={a}", f"load={b}"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "| | idle | load |"
+    assert "| load average (1 min) at the verdicts | 1.0 (1.0-1.0) | 4.0 (4.0-4.0) |" in out
+    assert "idle and load: 1 claims decided in both, 1 agree." in out
+
+
+@pytest.mark.parametrize("arg", ["no-label.jsonl", "=x.jsonl", "idle="])
+def test_an_argument_without_its_label_exits_2(arg, capsys):
+    assert passes.main([arg]) == 2
+    assert "expected LABEL=VERDICTS" in capsys.readouterr().err
+
+
+def test_a_missing_file_exits_2(tmp_path, capsys):
+    assert passes.main([f"idle={tmp_path / 'none.jsonl'}"]) == 2
+    assert "cannot read" in capsys.readouterr().err
