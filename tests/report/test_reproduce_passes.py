@@ -7,8 +7,9 @@ import pytest
 from pmemids_report.reproduce import passes
 
 
-def verdict(cid, outcome, ran=5, stopped="decided", seconds=60.0, load=1.0):
+def verdict(cid, outcome, ran=5, stopped="decided", seconds=60.0, load=1.0, klass=None):
     return {"claim": {"id": cid}, "outcome": outcome, "seconds": seconds,
+            "class": klass or outcome,
             "load_average": [load, load, load],
             "rounds": {"ran": ran, "stopped": stopped} if ran else None}
 
@@ -19,11 +20,15 @@ def write(tmp_path, name, records):
     return path
 
 
-def test_counts_only_claims_that_ran_and_their_measured_outcome(tmp_path):
+def test_counts_claims_decided_here_by_their_measured_outcome(tmp_path):
     records = [verdict("a", "reproduced"), verdict("b", "within noise", 3, "budget", 180),
-               verdict("c", "not reproduced", 12), verdict("d", "not measurable here", ran=0)]
+               verdict("c", "not reproduced", 12, klass="media property"),
+               verdict("d", "not measurable here", ran=0),
+               verdict("e", "within noise", 3, klass="not measurable here")]
     col = passes.column(records)
-    assert col["claims that ran"] == "3"
+    assert col["claims decided here"] == "3"
+    assert col["ran, a requirement not met"] == "1"
+    assert col["not run (hardware, scale)"] == "1"
     assert (col["reproduced"], col["not reproduced"], col["within noise"]) == ("1", "1", "1")
     assert col["within noise, share"] == "33%"
     assert col["rounds per claim, median (range)"] == "5 (3-12)"

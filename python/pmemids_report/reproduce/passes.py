@@ -3,9 +3,10 @@
     python -m pmemids_report.reproduce.passes LABEL=VERDICTS [LABEL=VERDICTS ...]
 
 Each VERDICTS is a verdicts.jsonl (its last verdict per claim, as the README's table reads
-it). Prints a Markdown table with a column per pass: the claims that ran (their sweeps ran
-in rounds; a claim not measurable here for want of hardware did not), the count of each
-measured outcome among them (reproduced, not reproduced, within noise: the outcome the
+it). Prints a Markdown table with a column per pass: the claims that were decided (their
+sweeps ran in rounds and what they require was met: a claim not measurable here, for want
+of hardware or because a requirement such as the working set's size failed, is counted
+apart), the count of each measured outcome among them (reproduced, not reproduced, within noise: the outcome the
 checks gave, whatever label the verdict carries), the share within noise, rounds per claim,
 why the rounds stopped, minutes per claim and the load averages the verdicts recorded.
 Below it, for each pair of passes, the claims both decided (reproduced or not reproduced)
@@ -22,7 +23,7 @@ from itertools import combinations
 from pathlib import Path
 
 from .table import TableError, latest
-from .verdict import NOISE, NOT_REPRODUCED, REPRODUCED
+from .verdict import NOISE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
 
 PROG = "pmemids_report.reproduce.passes"
 DECIDED = (REPRODUCED, NOT_REPRODUCED)
@@ -34,6 +35,11 @@ def ran(verdicts: list[dict]) -> list[dict]:
     return [v for v in verdicts if (v.get("rounds") or {}).get("ran")]
 
 
+def runnable(verdicts: list[dict]) -> list[dict]:
+    """The verdicts whose claim ran in rounds and was measurable here."""
+    return [v for v in ran(verdicts) if v.get("class") != NOT_MEASURABLE]
+
+
 def _median_span(values: list[float], fmt: str) -> str:
     if not values:
         return "n/a"
@@ -43,14 +49,16 @@ def _median_span(values: list[float], fmt: str) -> str:
 
 def column(verdicts: list[dict]) -> dict[str, str]:
     """One pass's cells, by row name."""
-    runs = ran(verdicts)
+    runs = runnable(verdicts)
     n = len(runs)
     outcome = {k: sum(1 for v in runs if v.get("outcome") == k) for k in (*DECIDED, NOISE)}
     minutes = [v["seconds"] / 60 for v in runs if isinstance(v.get("seconds"), int | float)]
     loads = [v["load_average"][0] for v in runs if v.get("load_average")]
     stops = {k: sum(1 for v in runs if v["rounds"].get("stopped") == k) for k in STOPS}
     return {
-        "claims that ran": str(n),
+        "claims decided here": str(n),
+        "ran, a requirement not met": str(len(ran(verdicts)) - n),
+        "not run (hardware, scale)": str(len(verdicts) - len(ran(verdicts))),
         **{k: str(c) for k, c in outcome.items()},
         "within noise, share": f"{outcome[NOISE] / n:.0%}" if n else "n/a",
         "rounds per claim, median (range)": _median_span([v["rounds"]["ran"] for v in runs], "g"),
@@ -63,8 +71,8 @@ def column(verdicts: list[dict]) -> dict[str, str]:
 
 def agreement(a: list[dict], b: list[dict]) -> tuple[int, list[str]]:
     """(claims both passes decided, those of them whose outcomes differ)."""
-    left = {v["claim"]["id"]: v.get("outcome") for v in ran(a)}
-    right = {v["claim"]["id"]: v.get("outcome") for v in ran(b)}
+    left = {v["claim"]["id"]: v.get("outcome") for v in runnable(a)}
+    right = {v["claim"]["id"]: v.get("outcome") for v in runnable(b)}
     both = sorted(k for k in left.keys() & right.keys()
                   if left[k] in DECIDED and right[k] in DECIDED)
     return len(both), [f"{k} ({left[k]} / {right[k]})" for k in both if left[k] != right[k]]
