@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "backend/counters.h"
+#include "counters/cost_counters.h"
 #include "backend/flusher.h"
 #include "backend/object_index.h"
 #include "backend/pool.h"

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "backend/backend.h"
-#include "backend/counters.h"
+#include "counters/cost_counters.h"
 #include "backend/pool.h"
 #include "errors.h"
 

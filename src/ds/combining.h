@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/counters.h"
+#include "counters/cost_counters.h"
 #include "ds/combining_options.h"
 #include "ds/node_stack.h"
 

@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include "backend/counters.h"
+#include "counters/cost_counters.h"
 #include "backend/pool.h"
 #include "ds/common.h"
 #include "run/crew.h"
