@@ -94,7 +94,7 @@
 // primitives may be called by many threads at once; the rest of the backend
 // (root(), tx() of the kv structures) by one thread at a time, as today.
 //
-// Every call counts its cost in tl_costs (see counters.h).
+// Every call counts its cost in tl_costs (see counters/cost_counters.h).
 #pragma once
 
 #include <concepts>
