@@ -138,7 +138,7 @@ concept CrashTestable = Index<X> && requires(const X& cx) {
 
 // Adds structure template DS to run, list, sweep, crash and completion under
 // DS<...>::kName. Defined where pmemids compiles the registrations
-// (run/extra_index.h, included first by the source CMake generates).
+// (registry/extra_index.h, included first by the source CMake generates).
 template <template <class> class DS>
 bool register_index(std::string_view description);
 

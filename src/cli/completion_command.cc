@@ -21,7 +21,7 @@
 #include "cli/commands.h"
 #include "run/context.h"
 #include "run/locks.h"
-#include "run/registry.h"
+#include "registry/registry.h"
 #include "workload/properties.h"
 
 namespace pmemids {

@@ -7,7 +7,7 @@
 
 #include "cli/lists.h"
 #include "errors.h"
-#include "run/registry.h"
+#include "registry/registry.h"
 #include "workload/properties.h"
 
 namespace pmemids::sweep {

@@ -1,6 +1,6 @@
-#include "crash/crash_registry.h"
+#include "registry/crash_registry.h"
 
-#include "crash/crash_entry.h"
+#include "registry/crash_entry.h"
 #include "ds/catalog.h"
 
 namespace pmemids {
