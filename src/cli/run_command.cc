@@ -26,7 +26,7 @@
 #include "run/context.h"
 #include "registry/footprint.h"
 #include "run/locks.h"
-#include "run/placement.h"
+#include "host/placement.h"
 #include "registry/registry.h"
 #include "run/result.h"
 #include "stats/sampling.h"

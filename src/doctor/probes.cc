@@ -22,8 +22,8 @@
 #include "pmem/latency.h"
 #include "pmem/libpmem_hooks.h"
 #include "pmem/policy.h"
-#include "run/context.h"
-#include "run/placement.h"
+#include "host/pmem_probe.h"
+#include "host/placement.h"
 
 namespace pmemids::doctor {
 namespace {

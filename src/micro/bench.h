@@ -22,7 +22,7 @@
 #include "micro/axes.h"
 #include "pmem/policy.h"
 #include "run/context.h"
-#include "run/placement.h"
+#include "host/placement.h"
 #include "stats/histogram.h"
 #include "util/capacity.h"
 

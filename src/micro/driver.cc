@@ -13,7 +13,7 @@
 #include "micro/libpmem_env.h"
 #include "micro/record.h"
 #include "run/context.h"
-#include "run/placement.h"
+#include "host/placement.h"
 #include "run/result.h"
 #include "util/file_checks.h"
 #include "util/stop_signals.h"

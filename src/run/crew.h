@@ -42,7 +42,7 @@
 
 #include "counters/crew_counters.h"
 #include "run/drive.h"
-#include "run/placement.h"
+#include "host/placement.h"
 #include "util/stop_signals.h"
 
 namespace pmemids {
