@@ -12,7 +12,7 @@
 #include <set>
 
 #include "cli/commands.h"
-#include "cli/validators.h"
+#include "options/validators.h"
 #include "compare/compare.h"
 #include "errors.h"
 

@@ -13,10 +13,10 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/lists.h"
-#include "cli/persistence_options.h"
-#include "cli/validators.h"
-#include "cli/workload_options.h"
+#include "options/lists.h"
+#include "options/persistence_options.h"
+#include "options/validators.h"
+#include "options/workload_options.h"
 #include "errors.h"
 #include "run/context.h"
 #include "registry/footprint.h"

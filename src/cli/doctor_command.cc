@@ -8,7 +8,7 @@
 
 #include "backend/pool.h"
 #include "cli/commands.h"
-#include "cli/validators.h"
+#include "options/validators.h"
 #include "doctor/probes.h"
 #include "errors.h"
 

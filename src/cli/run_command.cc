@@ -16,8 +16,8 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/lists.h"
-#include "cli/run_options.h"
+#include "options/lists.h"
+#include "options/run_options.h"
 #include "counters/counters_row.h"
 #include "counters/crew_counters.h"
 #include "counters/pmu.h"

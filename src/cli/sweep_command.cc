@@ -13,7 +13,7 @@
 #include <set>
 
 #include "cli/commands.h"
-#include "cli/validators.h"
+#include "options/validators.h"
 #include "errors.h"
 #include "micro/options.h"
 #include "sweep/child.h"

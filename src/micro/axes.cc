@@ -8,7 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "cli/lists.h"
+#include "options/lists.h"
 #include "errors.h"
 #include "sweep/expand.h"
 

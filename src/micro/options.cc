@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/validators.h"
+#include "options/validators.h"
 #include "errors.h"
 
 namespace pmemids::micro {

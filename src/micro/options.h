@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "cli/persistence_options.h"
+#include "options/persistence_options.h"
 #include "micro/bench.h"
 
 namespace pmemids::micro {

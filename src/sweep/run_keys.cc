@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 
-#include "cli/run_options.h"
+#include "options/run_options.h"
 #include "errors.h"
 
 namespace pmemids::sweep {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "cli/lists.h"
+#include "options/lists.h"
 #include "errors.h"
 #include "registry/registry.h"
 #include "workload/properties.h"

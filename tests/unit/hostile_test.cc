@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "backend/pool_check.h"
-#include "cli/lists.h"
-#include "cli/validators.h"
+#include "options/lists.h"
+#include "options/validators.h"
 #include "registry/footprint.h"
 #include "registry/registry.h"
 #include "sweep/estimate.h"

@@ -1,11 +1,11 @@
-#include "cli/persistence_options.h"
+#include "options/persistence_options.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "cli/validators.h"
+#include "options/validators.h"
 #include "errors.h"
 #include "pmem/latency.h"
 #include "pmem/libpmem_hooks.h"

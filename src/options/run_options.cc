@@ -1,10 +1,10 @@
-#include "cli/run_options.h"
+#include "options/run_options.h"
 
 #include <fmt/format.h>
 
 #include <cstdlib>
 
-#include "cli/validators.h"
+#include "options/validators.h"
 #include "counters/perf_events.h"
 #include "errors.h"
 

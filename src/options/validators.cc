@@ -1,4 +1,4 @@
-#include "cli/validators.h"
+#include "options/validators.h"
 
 #include <fmt/format.h>
 
