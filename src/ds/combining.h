@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "counters/cost_counters.h"
-#include "ds/combining_options.h"
+#include "pmemids/combining_options.h"
 #include "ds/node_stack.h"
 
 namespace pmemids {

@@ -45,7 +45,7 @@
 // pmem-volatile and pmem-persist.
 #pragma once
 
-#include "ds/combining_options.h"
+#include "pmemids/combining_options.h"
 #include "ds/stack_pbcomb.h"
 
 namespace pmemids {

@@ -45,7 +45,7 @@ struct RunOptions {
   double target = -1;          // ops/s in total (--target, -target); < 0: target, else none
   double status_interval = 0;  // seconds (--status-interval); 0: status.interval with -s
   bool status = false;         // -s: status lines every status.interval (default 10) seconds
-  // Combining stacks (ds/combining_options.h).
+  // Combining stacks (pmemids/combining_options.h).
   std::string wait = "adaptive";
   bool combiner_yield = false;
   std::string persist_requests = "on";
