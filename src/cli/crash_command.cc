@@ -13,14 +13,14 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "errors.h"
 #include "options/lists.h"
 #include "options/persistence_options.h"
 #include "options/validators.h"
 #include "options/workload_options.h"
-#include "errors.h"
-#include "run/context.h"
 #include "registry/footprint.h"
 #include "registry/registry.h"
+#include "run/context.h"
 #include "run/result.h"
 #include "util/file_checks.h"
 #include "util/stop_signals.h"

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "counters/cost_counters.h"
-#include "pmemids/combining_options.h"
 #include "ds/node_stack.h"
+#include "pmemids/combining_options.h"
 
 namespace pmemids {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "options/validators.h"
 #include "errors.h"
+#include "options/validators.h"
 #include "pmem/latency.h"
 #include "pmem/libpmem_hooks.h"
 

@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 
-#include "options/validators.h"
 #include "counters/perf_events.h"
 #include "errors.h"
+#include "options/validators.h"
 
 namespace pmemids {
 

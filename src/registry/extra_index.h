@@ -13,8 +13,8 @@
 
 #include <string_view>
 
-#include "registry/crash_entry.h"
 #include "pmemids/index.h"
+#include "registry/crash_entry.h"
 #include "registry/entry.h"
 
 namespace pmemids {

@@ -4,9 +4,9 @@
 
 #include <set>
 
-#include "registry/crash_registry.h"
 #include "ds/catalog.h"
 #include "errors.h"
+#include "registry/crash_registry.h"
 #include "registry/entry.h"
 
 namespace pmemids {

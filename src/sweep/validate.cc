@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
-#include "options/lists.h"
 #include "errors.h"
+#include "options/lists.h"
 #include "registry/registry.h"
 #include "workload/properties.h"
 
