@@ -11,7 +11,7 @@
 // built by the test suite as `pmemids-examples`.
 //
 // ---------------------------------------------------------------------------
-// The backend policy (backend/backend.h has the full contract)
+// The backend policy (src/backend/backend.h has the full contract)
 //
 // A structure is `template <Backend B> class X`, written once. pmemids
 // instantiates it with four backends, one per mode: dram (malloc),
@@ -103,10 +103,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "backend/backend.h"
-#include "ds/common.h"
-#include "errors.h"          // RuntimeError, UsageError
-#include "workload/mulhi.h"  // mulhi64: a uniform 64-bit hash onto [0, n)
+#include "pmemids/backend.h"    // Backend, Mode
+#include "pmemids/errors.h"     // RuntimeError, UsageError, InvariantViolation
+#include "pmemids/mulhi.h"      // mulhi64: a uniform 64-bit hash onto [0, n)
+#include "pmemids/structure.h"  // DsOptions, RootHeader, repair_leaks, bytes_of, value_slot
 
 namespace pmemids {
 
@@ -138,7 +138,7 @@ concept CrashTestable = Index<X> && requires(const X& cx) {
 
 // Adds structure template DS to run, list, sweep, crash and completion under
 // DS<...>::kName. Defined where pmemids compiles the registrations
-// (run/extra_index.h, included first by the source CMake generates).
+// (registry/extra_index.h, included first by the source CMake generates).
 template <template <class> class DS>
 bool register_index(std::string_view description);
 

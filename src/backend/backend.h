@@ -94,24 +94,17 @@
 // primitives may be called by many threads at once; the rest of the backend
 // (root(), tx() of the kv structures) by one thread at a time, as today.
 //
-// Every call counts its cost in tl_costs (see counters.h).
+// Every call counts its cost in tl_costs (see counters/cost_counters.h).
 #pragma once
 
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <stdexcept>
-#include <string_view>
+
+#include "pmemids/backend.h"
 
 namespace pmemids {
-
-// A range of bytes in persistent memory (the user bytes of an object, or the
-// part of one an operation changes).
-struct ByteRange {
-  const void* p;
-  size_t n;
-};
 
 // Regions passed to one will_change() that lie at most this many bytes apart
 // are logged as one range in pmem-trans: in libpmemobj 1.12 a log entry costs
@@ -129,46 +122,6 @@ inline void* lock_slot_in(void* root_base) {
   const auto a = reinterpret_cast<uintptr_t>(root_base);
   return reinterpret_cast<void*>((a + kLockSlotBytes - 1) & ~uintptr_t{kLockSlotBytes - 1});
 }
-
-enum class Mode : uint8_t { kDram, kVolatile, kPersist, kTrans };
-inline constexpr Mode kAllModes[] = {Mode::kDram, Mode::kVolatile, Mode::kPersist, Mode::kTrans};
-
-constexpr std::string_view mode_name(Mode m) {
-  switch (m) {
-    case Mode::kDram:
-      return "dram";
-    case Mode::kVolatile:
-      return "pmem-volatile";
-    case Mode::kPersist:
-      return "pmem-persist";
-    case Mode::kTrans:
-      return "pmem-trans";
-  }
-  return "?";
-}
-
-template <class B>
-concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w) {
-  { B::kMode } -> std::convertible_to<Mode>;
-  { B::kDurable } -> std::convertible_to<bool>;
-  { b.template alloc<int>(n, 1u) } -> std::same_as<typename B::template Ptr<int>>;
-  { b.template zalloc<int>(n, 1u) } -> std::same_as<typename B::template Ptr<int>>;
-  b.free(typename B::template Ptr<int>{});
-  { b.created() } -> std::convertible_to<bool>;
-  { b.pool_bytes() } -> std::convertible_to<uint64_t>;
-  b.write(p, cp, n);
-  b.write_value(p, cp, n);
-  b.move(p, cp, n);
-  b.store_word(w, uint64_t{0});
-  b.will_change({ByteRange{cp, n}, ByteRange{cp, n}});
-  b.seal(cp, n);
-  b.seal_value(cp, n);
-  b.tx([] {});
-  b.batch([] {});
-  b.flush(cp, n);
-  b.drain();
-  b.persist(cp, n);
-};
 
 // The primitives of concurrent structures (see above).
 template <class B>

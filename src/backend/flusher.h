@@ -1,6 +1,6 @@
 // The durable backends' flush layer: pmemids' own write-backs and fences,
 // issued with the installed policy's instruction and persistence domain, and
-// counted exactly on the calling thread (backend/counters.h).
+// counted exactly on the calling thread (counters/cost_counters.h).
 //
 //   flush(p, n, cold)  one range made durable (a "persist"): writes back every
 //                      line from p/64 to (p+n-1)/64. Under eADR nothing is
@@ -30,7 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "backend/counters.h"
+#include "counters/cost_counters.h"
 #include "pmem/flush.h"
 #include "pmem/latency.h"
 #include "pmem/policy.h"

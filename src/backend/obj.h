@@ -41,11 +41,11 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "backend/counters.h"
 #include "backend/flusher.h"
 #include "backend/object_index.h"
 #include "backend/pool.h"
 #include "backend/tx_ranges.h"
+#include "counters/cost_counters.h"
 #include "errors.h"
 #include "pmem/latency.h"
 #include "pmem/policy.h"

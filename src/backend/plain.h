@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "backend/backend.h"
-#include "backend/counters.h"
 #include "backend/pool.h"
+#include "counters/cost_counters.h"
 #include "errors.h"
 
 namespace pmemids {

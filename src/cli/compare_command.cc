@@ -12,9 +12,9 @@
 #include <set>
 
 #include "cli/commands.h"
-#include "cli/validators.h"
 #include "compare/compare.h"
 #include "errors.h"
+#include "options/validators.h"
 
 namespace pmemids {
 namespace {

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "registry/registry.h"
 #include "run/context.h"
 #include "run/locks.h"
-#include "run/registry.h"
 #include "workload/properties.h"
 
 namespace pmemids {

@@ -8,9 +8,9 @@
 
 #include "backend/pool.h"
 #include "cli/commands.h"
-#include "cli/validators.h"
 #include "doctor/probes.h"
 #include "errors.h"
+#include "options/validators.h"
 
 namespace pmemids {
 namespace {

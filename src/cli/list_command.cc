@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "ds/common.h"
-#include "run/registry.h"
+#include "registry/registry.h"
 
 namespace pmemids {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "cli/run_options.h"
 #include "errors.h"
+#include "options/run_options.h"
 #include "run/context.h"
 #include "util/escape.h"
 

@@ -19,10 +19,10 @@
 #include <unordered_map>
 
 #include "cli/commands.h"
-#include "cli/run_options.h"
-#include "cli/validators.h"
-#include "cli/workload_options.h"
 #include "errors.h"
+#include "options/run_options.h"
+#include "options/validators.h"
+#include "options/workload_options.h"
 #include "util/file_checks.h"
 #include "workload/properties.h"
 #include "workload/sources.h"

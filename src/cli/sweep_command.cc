@@ -13,9 +13,9 @@
 #include <set>
 
 #include "cli/commands.h"
-#include "cli/validators.h"
 #include "errors.h"
 #include "micro/options.h"
+#include "options/validators.h"
 #include "sweep/child.h"
 #include "sweep/driver.h"
 #include "sweep/estimate.h"

@@ -58,7 +58,7 @@
 // acknowledged operations and of a subset of the in-flight ones (one per
 // worker at most, each applied at most once) must end in exactly the recovered
 // contents (crash/linearizability.h; sets are checked key by key). Detectable
-// structures (those with recovered(t), see crash/models.h) must report, for
+// structures (those with recovered(t), see ds/detectable.h) must report, for
 // each worker, its last operation's true response or "not applied".
 //
 // Crashes during recovery (CrashOptions::recovery_points > 0): the checker

@@ -6,12 +6,8 @@
 // The interface structures expose to the checker (ds/traits.h): check() (own
 // invariants, element count) and for_each (contents in the set's order: kv
 // and set ascending by key, queue oldest first, stack top first). A
-// detectable structure (seed 004's stacks) also provides
-//   RecoveredOp recovered(int t) const
-// after recovery: what thread t's last announced operation did — applied
-// (with its response: ok, and the popped id) or not applied — and which of
-// the thread's operations that was (seq: 1 for its first), or kUnknown when
-// the thread announced nothing.
+// detectable structure (seed 004's stacks) also provides recovered(t)
+// (ds/detectable.h).
 #pragma once
 
 #include <cstdint>
@@ -23,24 +19,12 @@
 #include <vector>
 
 #include "ds/common.h"
+#include "ds/detectable.h"
 #include "ds/traits.h"
 #include "errors.h"
 #include "workload/stream.h"
 
 namespace pmemids {
-
-struct RecoveredOp {
-  enum Status : uint8_t { kUnknown, kApplied, kNotApplied };
-  Status status = kUnknown;
-  uint64_t seq = 0;       // the thread's operation number, from 1
-  bool ok = false;        // the response: the op took effect (push: not full; pop: not empty)
-  uint64_t response = 0;  // pop: the id it returned
-};
-
-template <class DS>
-concept Detectable = requires(const DS& ds, int t) {
-  { ds.recovered(t) } -> std::same_as<RecoveredOp>;
-};
 
 namespace crash_detail {
 

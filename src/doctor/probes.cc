@@ -18,12 +18,12 @@
 #include "counters/pmu.h"
 #include "counters/sim.h"
 #include "errors.h"
+#include "host/placement.h"
+#include "host/pmem_probe.h"
 #include "pmem/flush.h"
 #include "pmem/latency.h"
 #include "pmem/libpmem_hooks.h"
 #include "pmem/policy.h"
-#include "run/context.h"
-#include "run/placement.h"
 
 namespace pmemids::doctor {
 namespace {

@@ -1,5 +1,5 @@
 // The descriptor list: every structure pmemids knows, once. The registry
-// (run/registry.h) turns it into the table `run`, `crash`, `list` and sweep
+// (registry/registry.h) turns it into the table `run`, `crash`, `list` and sweep
 // validation read; each structure's traits come from its own source
 // (ds/traits.h). A new structure is one line here.
 #pragma once

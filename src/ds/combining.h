@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/counters.h"
-#include "ds/combining_options.h"
+#include "counters/cost_counters.h"
 #include "ds/node_stack.h"
+#include "pmemids/combining_options.h"
 
 namespace pmemids {
 

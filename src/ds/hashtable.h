@@ -20,7 +20,7 @@
 
 #include "backend/backend.h"
 #include "ds/common.h"
-#include "workload/mulhi.h"
+#include "pmemids/mulhi.h"
 
 namespace pmemids {
 

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "backend/counters.h"
+#include "counters/cost_counters.h"
 #include "ds/common.h"
 #include "errors.h"
 

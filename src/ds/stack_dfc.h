@@ -55,9 +55,9 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "crash/models.h"
 #include "ds/combining.h"
 #include "ds/common.h"
+#include "ds/detectable.h"
 #include "ds/node_stack.h"
 
 namespace pmemids {
@@ -298,7 +298,7 @@ class Dfc {
   Handle handle(int t) { return combining_handle(this, n_, t); }
 
   // After recovery: thread t's last announced operation (ds/traits.h,
-  // crash/models.h).
+  // ds/detectable.h).
   RecoveredOp recovered(int t) const {
     const uint64_t v = lay_.valid(static_cast<uint64_t>(t));
     if ((v & dfc::kAnnounced) == 0) return {};

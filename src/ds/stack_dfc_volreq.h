@@ -45,8 +45,8 @@
 // pmem-volatile and pmem-persist.
 #pragma once
 
-#include "ds/combining_options.h"
 #include "ds/stack_pbcomb.h"
+#include "pmemids/combining_options.h"
 
 namespace pmemids {
 namespace dfc {

@@ -48,9 +48,9 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "crash/models.h"
 #include "ds/combining.h"
 #include "ds/common.h"
+#include "ds/detectable.h"
 #include "ds/node_stack.h"
 
 namespace pmemids {

@@ -1,6 +1,6 @@
 // Structure traits: what each structure declares about itself, checked by the
 // Structure concept and collected once into the descriptor list (ds/catalog.h,
-// run/registry.h), which drives `run`, `crash`, `list`, sweep validation and
+// registry/registry.h), which drives `run`, `crash`, `list`, sweep validation and
 // the report (through `pmemids list --json`).
 //
 // Every structure `template <Backend B> class X` declares, as static constexpr

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "cli/lists.h"
 #include "errors.h"
+#include "options/lists.h"
 #include "sweep/expand.h"
 
 namespace pmemids::micro {

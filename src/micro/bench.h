@@ -19,10 +19,10 @@
 #include <string_view>
 #include <vector>
 
+#include "host/placement.h"
 #include "micro/axes.h"
 #include "pmem/policy.h"
 #include "run/context.h"
-#include "run/placement.h"
 #include "stats/histogram.h"
 #include "util/capacity.h"
 

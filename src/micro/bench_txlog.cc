@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 #include <libpmemobj.h>
 
-#include "backend/counters.h"
+#include "counters/cost_counters.h"
 #include "errors.h"
 #include "micro/bench.h"
 #include "micro/harness.h"

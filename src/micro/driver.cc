@@ -10,10 +10,10 @@
 
 #include "backend/pool.h"
 #include "errors.h"
+#include "host/placement.h"
 #include "micro/libpmem_env.h"
 #include "micro/record.h"
 #include "run/context.h"
-#include "run/placement.h"
 #include "run/result.h"
 #include "util/file_checks.h"
 #include "util/stop_signals.h"

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/validators.h"
 #include "errors.h"
+#include "options/validators.h"
 
 namespace pmemids::micro {
 namespace {

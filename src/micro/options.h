@@ -19,8 +19,8 @@
 #include <optional>
 #include <string>
 
-#include "cli/persistence_options.h"
 #include "micro/bench.h"
+#include "options/persistence_options.h"
 
 namespace pmemids::micro {
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "backend/counters.h"
+#include "counters/cost_counters.h"
 
 namespace pmemids {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "backend/counters.h"
+#include "counters/cost_counters.h"
 #include "pmem/latency.h"
 
 namespace pmemids {

@@ -6,7 +6,7 @@
 // names (libpmem_hooks.cc) and its executables export them (the link options
 // of pmemids_core), so the dynamic linker binds libpmemobj's calls to them;
 // each counts what it writes back and fences on the calling thread
-// (lib_flushed_lines, lib_fences, lib_flushes_elided in backend/counters.h)
+// (lib_flushed_lines, lib_fences, lib_flushes_elided in counters/cost_counters.h)
 // and forwards to libpmem's definitions (dlvsym(RTLD_NEXT)). libpmem's own
 // pmem_persist and copies call pmem_flush / pmem_drain through its PLT, so they
 // would reach these functions again: the wrappers call libpmem's leaves

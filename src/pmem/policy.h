@@ -2,7 +2,7 @@
 // instruction pmemids' own flushes use, when copies switch to non-temporal
 // stores, and the what-if media latency injected per flushed line and per
 // persistent node visited. Chosen once per command
-// (cli/persistence_options.h), installed before any pool is opened, and read
+// (options/persistence_options.h), installed before any pool is opened, and read
 // by the backends when they are constructed; recorded in every record's
 // context and config.
 #pragma once

@@ -41,8 +41,8 @@
 #include <vector>
 
 #include "counters/crew_counters.h"
+#include "host/placement.h"
 #include "run/drive.h"
-#include "run/placement.h"
 #include "util/stop_signals.h"
 
 namespace pmemids {

@@ -39,8 +39,8 @@
 #include <utility>
 #include <vector>
 
-#include "backend/counters.h"
 #include "backend/pool.h"
+#include "counters/cost_counters.h"
 #include "ds/common.h"
 #include "run/crew.h"
 #include "run/locks.h"

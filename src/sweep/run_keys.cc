@@ -3,8 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 
-#include "cli/run_options.h"
 #include "errors.h"
+#include "options/run_options.h"
 
 namespace pmemids::sweep {
 namespace {

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <set>
 
-#include "cli/lists.h"
 #include "errors.h"
-#include "run/registry.h"
+#include "options/lists.h"
+#include "registry/registry.h"
 #include "workload/properties.h"
 
 namespace pmemids::sweep {

@@ -11,7 +11,7 @@
 // files on a memory file system (tmpfs: emulated PMEM) count against memory
 // too. The message names the subject, the estimate and its parts, what is
 // available and the inputs that drive the estimate. `run` and `crash`
-// estimate per (structure, mode) (run/footprint.h), `micro` per point
+// estimate per (structure, mode) (registry/footprint.h), `micro` per point
 // (micro/bench.h).
 #pragma once
 

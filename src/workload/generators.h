@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <random>
 
-#include "workload/mulhi.h"
+#include "pmemids/mulhi.h"
 
 namespace pmemids {
 

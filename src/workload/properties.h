@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "pmemids/key_codec.h"
 #include "workload/op_set.h"
 
 namespace pmemids {
@@ -48,7 +49,6 @@ enum class Distribution {
   kHotspot,
   kSequential
 };
-enum class InsertOrder { kHashed, kOrdered };
 
 struct WorkloadSpec {
   uint64_t recordcount = 1000;
@@ -146,6 +146,5 @@ inline constexpr const char* kSeedAccepted = "an integer in [0, 1844674407370955
 uint64_t parse_seed(const std::string& text, const std::string& what);
 
 const char* distribution_name(Distribution d);
-const char* insert_order_name(InsertOrder o);
 
 }  // namespace pmemids

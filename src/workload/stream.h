@@ -3,10 +3,10 @@
 // generate() turns a WorkloadSpec into the load-phase keys and the whole
 // transaction-phase operation list before anything is timed; the timed loop
 // only walks `ops`. Keys are 8-byte integers derived from record ids by a
-// KeyCodec: `hashed` insert order scrambles ids with a bijection (so distinct
-// ids give distinct keys and structures that address by id can invert it);
-// `ordered` uses the id itself. Read misses use ids from [kMissBase, 2^63),
-// which no insert ever reaches.
+// KeyCodec (pmemids/key_codec.h): `hashed` insert order scrambles ids with a
+// bijection (so distinct ids give distinct keys and structures that address by
+// id can invert it); `ordered` uses the id itself. Read misses use ids from
+// [kMissBase, 2^63), which no insert ever reaches.
 //
 // Queue, set and stack workloads (workload/op_set.h) have their own streams:
 //   set    load: keyrange/2 distinct keys uniform in [1, keyrange], drawn from
@@ -41,16 +41,11 @@
 #include <utility>
 #include <vector>
 
+#include "pmemids/key_codec.h"
 #include "workload/op_set.h"
 #include "workload/properties.h"
 
 namespace pmemids {
-
-struct KeyCodec {
-  InsertOrder order = InsertOrder::kHashed;
-  uint64_t encode(uint64_t id) const;
-  uint64_t decode(uint64_t key) const;
-};
 
 inline constexpr uint64_t kMissBase = uint64_t{1} << 62;
 

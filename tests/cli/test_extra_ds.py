@@ -90,7 +90,7 @@ def test_the_option_compiles_every_header_of_the_directory_into_pmemids(tmp_path
     p = configure(tmp_path, extra)
     assert p.returncode == 0, p.stdout + p.stderr
     source = (tmp_path / "build" / "generated" / "pmemids_structures.cc").read_text()
-    assert source.index('#include "run/extra_index.h"') < source.index(f'#include "{extra}/a.h"')
+    assert source.index('#include "registry/extra_index.h"') < source.index(f'#include "{extra}/a.h"')
     assert f'#include "{extra}/b.h"' in source and "notes.txt" not in source
 
 

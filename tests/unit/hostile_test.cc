@@ -13,10 +13,10 @@
 #include <sstream>
 
 #include "backend/pool_check.h"
-#include "cli/lists.h"
-#include "cli/validators.h"
-#include "run/footprint.h"
-#include "run/registry.h"
+#include "options/lists.h"
+#include "options/validators.h"
+#include "registry/footprint.h"
+#include "registry/registry.h"
 #include "sweep/estimate.h"
 #include "sweep/run_keys.h"
 #include "test_support.h"

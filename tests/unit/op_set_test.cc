@@ -9,7 +9,7 @@
 
 #include "ds/catalog.h"
 #include "errors.h"
-#include "run/registry.h"
+#include "registry/registry.h"
 #include "workload/properties.h"
 #include "workload/stream.h"
 

@@ -1,5 +1,5 @@
 // Resolving --domain / --flush / --movnt-threshold into a run's policy.
-#include "cli/persistence_options.h"
+#include "options/persistence_options.h"
 
 #include <gtest/gtest.h>
 

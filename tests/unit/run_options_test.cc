@@ -1,7 +1,7 @@
 // run's YCSB conventions: one-dash long flags as YCSB users type them, and how
 // run's options and the workload's client settings (threadcount, target,
 // status.interval) combine.
-#include "cli/run_options.h"
+#include "options/run_options.h"
 
 #include <gtest/gtest.h>
 

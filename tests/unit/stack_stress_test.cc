@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "crash/linearizability.h"
-#include "run/registry.h"
+#include "registry/registry.h"
 #include "stack_pairs.h"
 #include "workload/generators.h"
 #include "workload/properties.h"

@@ -13,7 +13,7 @@
 
 #include "crash/linearizability.h"
 #include "durable_fixtures.h"
-#include "run/registry.h"
+#include "registry/registry.h"
 #include "test_support.h"
 
 namespace pmemids::test {

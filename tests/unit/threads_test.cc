@@ -13,7 +13,7 @@
 #include <numeric>
 #include <set>
 
-#include "run/registry.h"
+#include "registry/registry.h"
 #include "run/runner.h"
 #include "test_support.h"
 

@@ -1,8 +1,8 @@
 // The crash functions of structure template DS, per mode: run_crash with the
 // checking backend of each durable mode DS supports (null elsewhere, and for
 // harness structures, which keep nothing). Used for the descriptor list
-// (crash/crash_registry.cc) and by register_index for structures built in with
-// PMEMIDS_EXTRA_DS (run/extra_index.h), so the heavy crash instantiations stay
+// (registry/crash_registry.cc) and by register_index for structures built in with
+// PMEMIDS_EXTRA_DS (registry/extra_index.h), so the heavy crash instantiations stay
 // in those units.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include "backend/plain.h"
 #include "crash/crash_impl.h"
-#include "run/registry.h"
+#include "registry/registry.h"
 
 namespace pmemids {
 

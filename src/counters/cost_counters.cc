@@ -1,4 +1,4 @@
-#include "backend/counters.h"
+#include "counters/cost_counters.h"
 
 namespace pmemids {
 namespace {

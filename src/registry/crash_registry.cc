@@ -1,7 +1,7 @@
-#include "crash/crash_registry.h"
+#include "registry/crash_registry.h"
 
-#include "crash/crash_entry.h"
 #include "ds/catalog.h"
+#include "registry/crash_entry.h"
 
 namespace pmemids {
 

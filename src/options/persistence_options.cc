@@ -1,12 +1,12 @@
-#include "cli/persistence_options.h"
+#include "options/persistence_options.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "cli/validators.h"
 #include "errors.h"
+#include "options/validators.h"
 #include "pmem/latency.h"
 #include "pmem/libpmem_hooks.h"
 

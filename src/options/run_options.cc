@@ -1,12 +1,12 @@
-#include "cli/run_options.h"
+#include "options/run_options.h"
 
 #include <fmt/format.h>
 
 #include <cstdlib>
 
-#include "cli/validators.h"
 #include "counters/perf_events.h"
 #include "errors.h"
+#include "options/validators.h"
 
 namespace pmemids {
 

@@ -1,4 +1,4 @@
-#include "run/footprint.h"
+#include "registry/footprint.h"
 
 #include <fmt/format.h>
 #include <libpmemobj.h>

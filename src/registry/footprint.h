@@ -17,7 +17,7 @@
 #include <string>
 
 #include "backend/backend.h"
-#include "run/registry.h"
+#include "registry/registry.h"
 #include "util/capacity.h"
 #include "workload/properties.h"
 

@@ -1,13 +1,13 @@
-#include "run/registry.h"
+#include "registry/registry.h"
 
 #include <fmt/core.h>
 
 #include <set>
 
-#include "crash/crash_registry.h"
 #include "ds/catalog.h"
 #include "errors.h"
-#include "run/entry.h"
+#include "registry/crash_registry.h"
+#include "registry/entry.h"
 
 namespace pmemids {
 namespace {

@@ -1,7 +1,7 @@
 // The crash functions of every structure of the descriptor list (ds/catalog.h),
 // in its order: per mode, run_crash<DS, checking backend> for the durable modes
 // the structure supports (null elsewhere, and for harness structures, which
-// keep nothing). The registry (run/registry.h) puts them into its entries;
+// keep nothing). The registry (registry/registry.h) puts them into its entries;
 // this file only keeps the heavy crash instantiations in their own unit.
 #pragma once
 

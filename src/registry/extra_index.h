@@ -13,9 +13,9 @@
 
 #include <string_view>
 
-#include "crash/crash_entry.h"
 #include "pmemids/index.h"
-#include "run/entry.h"
+#include "registry/crash_entry.h"
+#include "registry/entry.h"
 
 namespace pmemids {
 

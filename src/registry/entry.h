@@ -1,16 +1,16 @@
 // The registry entry of structure template DS: its traits (ds/traits.h) and,
 // per mode it supports, the fully templated run and size functions (null
 // elsewhere: nothing is instantiated there); `crash` is its row of crash
-// functions (crash/crash_entry.h). Used for the descriptor list
-// (run/registry.cc) and by register_index for structures built in with
-// PMEMIDS_EXTRA_DS (run/extra_index.h).
+// functions (registry/crash_entry.h). Used for the descriptor list
+// (registry/registry.cc) and by register_index for structures built in with
+// PMEMIDS_EXTRA_DS (registry/extra_index.h).
 #pragma once
 
 #include <array>
 
 #include "backend/obj.h"
 #include "backend/plain.h"
-#include "run/registry.h"
+#include "registry/registry.h"
 #include "run/reopen_check.h"
 
 namespace pmemids {

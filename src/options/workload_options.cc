@@ -1,8 +1,8 @@
-#include "cli/workload_options.h"
+#include "options/workload_options.h"
 
 #include <fmt/format.h>
 
-#include "cli/validators.h"
+#include "options/validators.h"
 #include "util/shipped_files.h"
 
 namespace pmemids {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/persistence_options.h"
-#include "cli/workload_options.h"
+#include "options/persistence_options.h"
+#include "options/workload_options.h"
 
 namespace pmemids {
 
@@ -45,7 +45,7 @@ struct RunOptions {
   double target = -1;          // ops/s in total (--target, -target); < 0: target, else none
   double status_interval = 0;  // seconds (--status-interval); 0: status.interval with -s
   bool status = false;         // -s: status lines every status.interval (default 10) seconds
-  // Combining stacks (ds/combining_options.h).
+  // Combining stacks (pmemids/combining_options.h).
   std::string wait = "adaptive";
   bool combiner_yield = false;
   std::string persist_requests = "on";
@@ -54,7 +54,7 @@ struct RunOptions {
   uint32_t combining_rounds = 20;
   double pool_check_timeout = 0;         // seconds the check of a reopened pool may take; 0: scaled
   bool no_pool_check = false;            // reopen without that check (unsafe)
-  PersistenceOptions persistence;        // --domain, --flush, ... (cli/persistence_options.h)
+  PersistenceOptions persistence;        // --domain, --flush, ... (options/persistence_options.h)
   std::string counters = "none";         // none | perf | sim
   std::vector<std::string> perf_events;  // --counters perf; empty: all
   std::string sim_instrument = "load";   // --counters sim: load | timed

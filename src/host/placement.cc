@@ -1,4 +1,4 @@
-#include "run/placement.h"
+#include "host/placement.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,4 +1,4 @@
-#include "cli/validators.h"
+#include "options/validators.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "errors.h"
-#include "run/placement.h"
+#include "host/placement.h"
 #include "workload/properties.h"
 
 namespace pmemids {

@@ -1,0 +1,60 @@
+// The backend concept a structure is written against (src/backend/backend.h
+// documents every call): the persistence modes, and what each backend provides.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string_view>
+
+namespace pmemids {
+
+// A range of bytes in persistent memory (the user bytes of an object, or the
+// part of one an operation changes).
+struct ByteRange {
+  const void* p;
+  size_t n;
+};
+
+enum class Mode : uint8_t { kDram, kVolatile, kPersist, kTrans };
+inline constexpr Mode kAllModes[] = {Mode::kDram, Mode::kVolatile, Mode::kPersist, Mode::kTrans};
+
+constexpr std::string_view mode_name(Mode m) {
+  switch (m) {
+    case Mode::kDram:
+      return "dram";
+    case Mode::kVolatile:
+      return "pmem-volatile";
+    case Mode::kPersist:
+      return "pmem-persist";
+    case Mode::kTrans:
+      return "pmem-trans";
+  }
+  return "?";
+}
+
+template <class B>
+concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w) {
+  { B::kMode } -> std::convertible_to<Mode>;
+  { B::kDurable } -> std::convertible_to<bool>;
+  { b.template alloc<int>(n, 1u) } -> std::same_as<typename B::template Ptr<int>>;
+  { b.template zalloc<int>(n, 1u) } -> std::same_as<typename B::template Ptr<int>>;
+  b.free(typename B::template Ptr<int>{});
+  { b.created() } -> std::convertible_to<bool>;
+  { b.pool_bytes() } -> std::convertible_to<uint64_t>;
+  b.write(p, cp, n);
+  b.write_value(p, cp, n);
+  b.move(p, cp, n);
+  b.store_word(w, uint64_t{0});
+  b.will_change({ByteRange{cp, n}, ByteRange{cp, n}});
+  b.seal(cp, n);
+  b.seal_value(cp, n);
+  b.tx([] {});
+  b.batch([] {});
+  b.flush(cp, n);
+  b.drain();
+  b.persist(cp, n);
+};
+
+}  // namespace pmemids
