@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         passes = dict(_pass(a) for a in args.passes)
         print(markdown({label: latest(path) for label, path in passes.items()}), end="")
     except TableError as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
+        print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     return 0
 
