@@ -21,6 +21,7 @@
 #include "counters/pmu.h"
 #include "errors.h"
 #include "host/placement.h"
+#include "options/config_keys.h"
 #include "options/lists.h"
 #include "options/run_options.h"
 #include "pmem/policy.h"
@@ -576,6 +577,7 @@ void run(const RunOptions& o) {
              {"repeat", o.repeat},
              {"warmup", o.warmup},
              {"repetition", shown}});
+        keep_keys_of(spec.operationset, config);
         config.update(policy.to_json());
         config["flush"] = o.persistence.flush;
         nlohmann::json rep_context = context;
