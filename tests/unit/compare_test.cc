@@ -174,7 +174,8 @@ TEST(CompareTest, KeysOfAnotherOperationSetAreNotMatchedOn) {
   const nlohmann::json stack = {{"operationset", "stack"}, {"pushproportion", 0.5}};
   const Comparison c = compare_texts(
       d, lines(reps("hashtable", {1, 2}, {{"pushproportion", 0.5}, {"queueslots", 64}})),
-      lines(reps("hashtable", {1, 2}, {{"operationset", "kv"}}) + reps("stack-lock", {1, 2}, stack)));
+      lines(reps("hashtable", {1, 2}, {{"operationset", "kv"}}) +
+            reps("stack-lock", {1, 2}, stack)));
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.rows[0].label, "hashtable dram w");
   EXPECT_EQ(c.rows[0].config.count("pushproportion"), 0u);
