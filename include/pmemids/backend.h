@@ -17,22 +17,12 @@ struct ByteRange {
   size_t n;
 };
 
+// The persistence modes. Their names, durability and backends are listed once,
+// in pmemids' backend list (src/backend/backends.h), in this order.
 enum class Mode : uint8_t { kDram, kVolatile, kPersist, kTrans };
-inline constexpr Mode kAllModes[] = {Mode::kDram, Mode::kVolatile, Mode::kPersist, Mode::kTrans};
 
-constexpr std::string_view mode_name(Mode m) {
-  switch (m) {
-    case Mode::kDram:
-      return "dram";
-    case Mode::kVolatile:
-      return "pmem-volatile";
-    case Mode::kPersist:
-      return "pmem-persist";
-    case Mode::kTrans:
-      return "pmem-trans";
-  }
-  return "?";
-}
+// The --mode name of m ("dram", "pmem-volatile", ...): the backend list's.
+std::string_view mode_name(Mode m);
 
 template <class B>
 concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w) {

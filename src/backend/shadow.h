@@ -396,30 +396,4 @@ class Shadow final : public LibFlushObserver {
 using ShadowPersistBackend = PersistBackendT<Shadow>;
 using ShadowTransBackend = TransBackendT<Shadow>;
 
-// The benchmarked backend a checking backend stands for (used to reopen images).
-template <class B>
-struct PlainOf {
-  using type = B;
-};
-template <>
-struct PlainOf<ShadowPersistBackend> {
-  using type = PersistBackend;
-};
-template <>
-struct PlainOf<ShadowTransBackend> {
-  using type = TransBackend;
-};
-
-// The checking backend of a benchmarked durable backend.
-template <class B>
-struct ShadowOf;
-template <>
-struct ShadowOf<PersistBackend> {
-  using type = ShadowPersistBackend;
-};
-template <>
-struct ShadowOf<TransBackend> {
-  using type = ShadowTransBackend;
-};
-
 }  // namespace pmemids

@@ -79,22 +79,22 @@ std::vector<const char*> default_properties(OpSet s) {
 }
 
 std::vector<Mode> select_modes(const std::string& arg) {
+  if (arg.empty()) return durable_modes();
+  const auto durable_ones = [](const char* sep) {
+    return mode_names([](const ModeInfo& i) { return i.durable; }, sep);
+  };
   std::vector<Mode> out;
-  if (arg.empty()) return {Mode::kPersist, Mode::kTrans};
   for (const auto& name : split_distinct(arg, "--mode")) {
-    if (name == "dram" || name == "pmem-volatile") {
-      throw UsageError(fmt::format(
-          "--mode {}: nothing to crash-test (it keeps nothing); use pmem-persist or pmem-trans",
-          name));
-    }
-    if (name == "pmem-persist") {
-      out.push_back(Mode::kPersist);
-    } else if (name == "pmem-trans") {
-      out.push_back(Mode::kTrans);
-    } else {
+    const auto m = mode_named(name);
+    if (!m) {
       throw UsageError(
-          fmt::format("unknown mode '{}'; crash-testable modes: pmem-persist, pmem-trans", name));
+          fmt::format("unknown mode '{}'; crash-testable modes: {}", name, durable_ones(", ")));
     }
+    if (!durable(*m)) {
+      throw UsageError(fmt::format("--mode {}: nothing to crash-test (it keeps nothing); use {}",
+                                   name, durable_ones(" or ")));
+    }
+    out.push_back(*m);
   }
   return out;
 }
@@ -223,7 +223,7 @@ void crash(const CrashCliOptions& o) {
     if (!o.all && std::find(names.begin(), names.end(), e.name) == names.end()) continue;
     bool any = false;
     for (Mode m : modes) {
-      if (e.crash[static_cast<int>(m)] != nullptr) {
+      if (e.in(m).crash != nullptr) {
         pairs.emplace_back(&e, m);
         any = true;
       } else if (!o.all && !o.mode.empty()) {
@@ -235,10 +235,7 @@ void crash(const CrashCliOptions& o) {
       throw UsageError(fmt::format(
           "{} keeps nothing across a crash (it supports no durable mode): nothing to crash-test; "
           "structures that can be: {}",
-          e.name, structure_names([](const DsEntry& x) {
-            return x.crash[static_cast<int>(Mode::kPersist)] != nullptr ||
-                   x.crash[static_cast<int>(Mode::kTrans)] != nullptr;
-          })));
+          e.name, structure_names([](const DsEntry& x) { return x.crash_testable(); })));
     }
   }
 
@@ -331,7 +328,7 @@ void crash(const CrashCliOptions& o) {
       throw_if_stopped();
       const OpSet set = e->op_set == OpSet::kOrderedKv ? OpSet::kKv : e->op_set;
       const WorkloadSpec& spec = specs.at(set);
-      const CrashReport r = e->crash[static_cast<int>(m)](copt, workloads.at(set));
+      const CrashReport r = e->in(m).crash(copt, workloads.at(set));
       const bool trans = m == Mode::kTrans;
       violation = violation || r.violation(trans);
       nlohmann::json config = spec.to_json();

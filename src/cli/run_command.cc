@@ -2,8 +2,6 @@
 // append one record per repetition to a JSON-lines file.
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <libpmemobj.h>
-#include <memkind.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -152,9 +150,7 @@ void check_thread_options(const RunOptions& o, const ClientSettings& c, ThreadMo
 // refused rather than silently raised to it.
 void check_pool_size(const std::string& text, uint64_t bytes, const std::vector<Mode>& modes) {
   for (Mode m : modes) {
-    const uint64_t least = m == Mode::kVolatile ? uint64_t{MEMKIND_PMEM_MIN_SIZE}
-                           : m == Mode::kDram   ? 0
-                                                : uint64_t{PMEMOBJ_MIN_POOL};
+    const uint64_t least = mode_info(m).min_pool_bytes;
     if (bytes != 0 && bytes < least) {
       throw UsageError(fmt::format(
           "--pool-size {} ({} bytes) is below the smallest pool {} creates ({} bytes); accepted: "
@@ -410,7 +406,7 @@ void run(const RunOptions& o) {
   warn_policy(policy);
   // Only runs that open a pool are emulated PMEM; a dram run touches none.
   const bool pools = std::any_of(pairs.begin(), pairs.end(),
-                                 [](const auto& p) { return p.second != Mode::kDram; });
+                                 [](const auto& p) { return mode_info(p.second).opens_pool(); });
   if (!probe.real && pools) {
     fmt::print(stderr,
                "pmemids: warning: PMEM is EMULATED: pool directory '{}' is on {} ({} "
@@ -509,7 +505,7 @@ void run(const RunOptions& o) {
             warned_load = true;
           }
           if (counting.mode == CounterMode::kSim) sim::setup_begins(counting.instrument);
-          r = e->run[static_cast<int>(m)](req);
+          r = e->in(m).run(req);
           loadavg_after = load_average();
           // Under --counters sim the simulated counts per operation are the
           // measure, and a callgrind repetition is slow: no regrowth.

@@ -74,7 +74,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/shadow.h"
+#include "backend/backends.h"
 #include "ds/common.h"
 #include "pmem/policy.h"
 #include "workload/stream.h"

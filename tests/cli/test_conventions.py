@@ -183,6 +183,14 @@ def test_completion_of_structure_and_mode_names(pmemids, completion):
     assert set(complete(completion, "run", "--thread-mode", "")) == {"single", "parallel", "concurrent", "native"}
 
 
+def test_completion_of_crash_follows_the_durable_modes(pmemids, completion):
+    # crash completes the modes and structures `list --json` says have a crash test.
+    entries = json.loads(pmemids("list", "--json").stdout)
+    durable = {m for e in entries for m in e["crash_modes"]}
+    assert durable and set(complete(completion, "crash", "--mode", "")) == durable
+    assert set(complete(completion, "crash", "--ds", "")) == {e["ds"] for e in entries if e["crash_modes"]}
+
+
 def test_completion_of_properties_files_and_numbers(completion, tmp_path):
     assert "recordcount=" in complete(completion, "run", "-p", "rec")
     (tmp_path / "wl-one").write_text("recordcount=1\n")
