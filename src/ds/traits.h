@@ -101,8 +101,8 @@ class EnumSet {
 using ModeSet = EnumSet<Mode>;
 using DomainSet = EnumSet<Domain>;
 
-// Every mode of the backend list (backend/backends.h), and its volatile ones
-// (dram, pmem-volatile).
+// Every mode of the backend list (backend/backends.h), its volatile ones
+// (dram, pmem-volatile), and every persistence domain (pmem/domain.h).
 inline constexpr ModeSet kEveryMode = [] {
   ModeSet s;
   for (const ModeInfo& i : kModeInfo) s.add(i.mode);
@@ -115,8 +115,11 @@ inline constexpr ModeSet kVolatileModes = [] {
   }
   return s;
 }();
-inline constexpr DomainSet kEveryDomain{Domain::kAdr, Domain::kEadr};
-inline constexpr Domain kAllDomains[] = {Domain::kAdr, Domain::kEadr};
+inline constexpr DomainSet kEveryDomain = [] {
+  DomainSet s;
+  for (Domain d : kAllDomains) s.add(d);
+  return s;
+}();
 
 namespace detail {
 struct KvVisit {

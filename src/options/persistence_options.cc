@@ -1,12 +1,14 @@
 #include "options/persistence_options.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "errors.h"
 #include "options/validators.h"
+#include "pmem/domain.h"
 #include "pmem/latency.h"
 #include "pmem/libpmem_hooks.h"
 
@@ -31,7 +33,7 @@ void add_persistence_options(CLI::App* sub, PersistenceOptions& o) {
   sub->add_option("--domain", o.domain,
                   "Persistence domain: adr (flush and fence), eadr (fences only; emulated "
                   "when the platform's caches are not persistent), auto (the platform's)")
-      ->check(CLI::IsMember({"adr", "eadr", "auto"}))
+      ->check(CLI::IsMember(domain_choices()))
       ->capture_default_str();
   sub->add_option("--flush", o.flush,
                   "Write-back instruction of pmemids' own flushes: clwb, clflushopt, clflush, "
@@ -66,7 +68,10 @@ PersistencePolicy resolve_persistence(const PersistenceOptions& o, bool platform
   PersistencePolicy p;
   const auto d = choose_domain(o.domain, platform_eadr);
   if (!d) {
-    throw UsageError(fmt::format("--domain '{}': choose adr, eadr or auto", o.domain));
+    const std::vector<std::string> choices = domain_choices();
+    throw UsageError(fmt::format("--domain '{}': choose {} or {}", o.domain,
+                                 fmt::join(choices.begin(), choices.end() - 1, ", "),
+                                 choices.back()));
   }
   p.domain = *d;
   const CpuFlushSupport& cpu = CpuFlushSupport::host();
