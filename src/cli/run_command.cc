@@ -1,22 +1,17 @@
 // `pmemids run`: run one workload on one or more (structure, mode) pairs and
-// append one record per repetition to a JSON-lines file.
-#include <fmt/chrono.h>
+// append one record per repetition to a JSON-lines file. The options become a
+// plan (cli/run_plan.h), the plan's pairs run repetition by repetition, and
+// each repetition is reported as it ends (report/reporter.h).
 #include <fmt/format.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
-#include <optional>
 
 #include "cli/commands.h"
+#include "cli/run_plan.h"
 #include "counters/counters_row.h"
-#include "counters/crew_counters.h"
-#include "counters/pmu.h"
 #include "errors.h"
 #include "host/placement.h"
 #include "options/config_keys.h"
@@ -25,14 +20,13 @@
 #include "pmem/policy.h"
 #include "registry/footprint.h"
 #include "registry/registry.h"
+#include "report/reporter.h"
 #include "run/context.h"
 #include "run/locks.h"
 #include "run/result.h"
 #include "stats/sampling.h"
-#include "util/file_checks.h"
 #include "util/shipped_files.h"
 #include "util/stop_signals.h"
-#include "workload/properties.h"
 #include "workload/sources.h"
 #include "workload/stream.h"
 
@@ -40,144 +34,10 @@ namespace pmemids {
 namespace {
 
 constexpr uint64_t kSampleSeedSalt = 0x6c6174656e637921ULL;  // "latency!"
-constexpr uint64_t kMaxPoolSize = INT64_MAX;                 // a file size is an off_t
-
-// `all`: every structure of the workload's operation set (harness structures
-// excepted).
-std::vector<const DsEntry*> select_structures(const std::string& arg, OpSet workload) {
-  if (arg == "all") return structures_for(workload);
-  std::vector<const DsEntry*> out;
-  for (const auto& name : split_distinct(arg, "--ds")) out.push_back(&find_ds(name));
-  return out;
-}
-
-std::vector<Mode> select_modes(const std::string& arg) {
-  if (arg == "all") return {std::begin(kAllModes), std::end(kAllModes)};
-  std::vector<Mode> out;
-  for (const auto& name : split_distinct(arg, "--mode")) out.push_back(find_mode(name));
-  return out;
-}
-
-uint64_t parse_size(const std::string& s) {
-  size_t pos = 0;
-  uint64_t v = 0;
-  try {
-    if (!s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) != 0) v = std::stoull(s, &pos);
-  } catch (const std::exception&) {
-    pos = 0;
-  }
-  const std::string suffix = s.substr(pos);
-  uint64_t mult = 0;
-  if (suffix.empty()) mult = 1;
-  if (suffix == "K" || suffix == "KiB") mult = uint64_t{1} << 10;
-  if (suffix == "M" || suffix == "MiB") mult = uint64_t{1} << 20;
-  if (suffix == "G" || suffix == "GiB") mult = uint64_t{1} << 30;
-  if (pos == 0 || mult == 0 || v == 0) {
-    throw UsageError(
-        fmt::format("--pool-size '{}': expected a positive size such as 512M or 4G", s));
-  }
-  if (v > kMaxPoolSize / mult) {
-    throw UsageError(fmt::format("--pool-size '{}': larger than any file can be ({} bytes at most)",
-                                 s, kMaxPoolSize));
-  }
-  return v * mult;
-}
 
 std::string workload_name(const WorkloadSpec& spec) {
   if (spec.files.empty()) return "custom";
   return std::filesystem::path(spec.files.back()).filename().string();
-}
-
-std::string default_out() {
-  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  return fmt::format("results/{:%Y%m%dT%H%M%SZ}.jsonl", fmt::gmtime(now));
-}
-
-ThreadMode parse_thread_mode(const std::string& s) {
-  if (s == "parallel") return ThreadMode::kParallel;
-  if (s == "concurrent") return ThreadMode::kConcurrent;
-  if (s == "native") return ThreadMode::kNative;
-  return ThreadMode::kSingle;
-}
-
-// The (structure, mode) pairs to run. A pair the structure does not support
-// is an error when both were named, and skipped (with a note) when either
-// came from `all`.
-std::vector<std::pair<const DsEntry*, Mode>> select_pairs(const RunOptions& o, OpSet workload) {
-  const auto structures = select_structures(o.ds, workload);
-  if (structures.empty()) {
-    throw UsageError(
-        fmt::format("--ds all: no structure implements operation set {}", op_set_name(workload)));
-  }
-  const auto modes = select_modes(o.mode);
-  const bool named = o.ds != "all" && o.mode != "all";
-  std::vector<std::pair<const DsEntry*, Mode>> out;
-  for (const DsEntry* e : structures) {
-    for (Mode m : modes) {
-      if (!named && !e->supports(m)) {
-        fmt::print(stderr, "pmemids: note: skipping {} in {} (modes it supports only)\n", e->name,
-                   mode_name(m));
-        continue;
-      }
-      check_fits(*e, workload, m);
-      out.emplace_back(e, m);
-    }
-  }
-  return out;
-}
-
-PinPolicy parse_pin(const std::string& s) {
-  if (s == "compact") return PinPolicy::kCompact;
-  if (s == "scatter") return PinPolicy::kScatter;
-  if (s == "cores") return PinPolicy::kCores;
-  return PinPolicy::kNone;
-}
-
-// Thread-mode options that do not fit each other, refused before anything runs.
-void check_thread_options(const RunOptions& o, const ClientSettings& c, ThreadMode tm,
-                          const std::vector<Mode>& modes) {
-  check_thread_count(c.thread_mode, c.threads, c.threads_from);
-  if (!o.lock.empty()) {
-    if (tm != ThreadMode::kConcurrent) {
-      throw UsageError(fmt::format("--lock {} applies to --thread-mode concurrent only", o.lock));
-    }
-    for (Mode m : modes) find_lock(o.lock, m);
-  }
-}
-
-// --pool-size below the smallest pool a mode of the run creates (libpmemobj's
-// PMEMOBJ_MIN_POOL, memkind's MEMKIND_PMEM_MIN_SIZE for pmem-volatile) is
-// refused rather than silently raised to it.
-void check_pool_size(const std::string& text, uint64_t bytes, const std::vector<Mode>& modes) {
-  for (Mode m : modes) {
-    const uint64_t least = mode_info(m).min_pool_bytes;
-    if (bytes != 0 && bytes < least) {
-      throw UsageError(fmt::format(
-          "--pool-size {} ({} bytes) is below the smallest pool {} creates ({} bytes); accepted: "
-          "--pool-size {}M or more, or leave it out (derived from the workload)",
-          text, bytes, mode_name(m), least, least >> 20));
-    }
-  }
-}
-
-// The longest a throttled timed phase may be planned to last: longer, and a
-// run is refused (--duration bounds it instead).
-constexpr double kMaxPacedSeconds = 86400;
-
-// A target (--target, target=) so low that the operations cannot be done
-// within kMaxPacedSeconds is refused, unless --duration ends the phase.
-void check_target(const ClientSettings& c, const WorkloadSpec& spec, ThreadMode tm,
-                  double duration) {
-  if (c.target <= 0 || duration > 0) return;
-  // Parallel workers each run the whole operationcount; the others share it.
-  const double ops =
-      static_cast<double>(spec.operationcount) * (tm == ThreadMode::kParallel ? c.threads : 1);
-  const double seconds = ops / c.target;
-  if (seconds <= kMaxPacedSeconds) return;
-  throw UsageError(fmt::format(
-      "--target {} ops/s paces {} operations over {:.3g} s; accepted: a target that finishes "
-      "them within {} s (at least {:.3g} ops/s), or --duration to bound the timed phase",
-      c.target, ops, seconds, kMaxPacedSeconds, ops / kMaxPacedSeconds));
 }
 
 // What the streams hold that the workload's properties did not say: scans from a
@@ -206,11 +66,6 @@ void check_streams(const RunStreams& built,
                "expected): the request distribution is not YCSB's here\n",
                folds, ops);
   }
-}
-
-// Whether the workers share one instance.
-bool shared_instance(ThreadMode tm) {
-  return tm == ThreadMode::kConcurrent || tm == ThreadMode::kNative;
 }
 
 // Each worker's operations (build_streams: parallel workers a stream each;
@@ -247,187 +102,101 @@ constexpr int kMaxMinTimeRetries = 8;
 constexpr double kMinTimeMargin = 1.25;
 constexpr double kMaxGrowth = 100;
 
-// What --counters asks for, checked before anything runs: a refusal (exit 2)
-// when hardware events are wanted and there is no PMU, or --counters sim has
-// no valgrind or caches to simulate.
-struct CounterPlan {
-  CounterMode mode = CounterMode::kNone;
-  PerfEventSet events{};
-  SimInstrument instrument = SimInstrument::kLoad;
-  std::optional<SimCaches> caches;
-  std::string valgrind;
-};
-
-CounterPlan plan_counters(const RunOptions& o) {
-  CounterPlan p;
-  p.mode = parse_counter_mode(o.counters);
-  if (p.mode != CounterMode::kPerf && !o.perf_events.empty()) {
-    throw UsageError("--perf-events applies to --counters perf only");
-  }
-  if (p.mode != CounterMode::kSim && o.sim_instrument != "load") {
-    throw UsageError("--sim-instrument applies to --counters sim only");
-  }
-  if (p.mode == CounterMode::kPerf) {
-    p.events =
-        parse_perf_events(o.perf_events.empty() ? std::vector<std::string>{"all"} : o.perf_events);
-    if (wants_hardware(p.events)) {
-      const PmuStatus pmu = assess_pmu(observe_pmu(system_pmu_probe()));
-      if (pmu.state != PmuState::kAvailable) throw UsageError(pmu_refusal(pmu));
-    }
-  }
-  if (p.mode == CounterMode::kSim) {
-    p.instrument = o.sim_instrument == "timed" ? SimInstrument::kTimed : SimInstrument::kLoad;
-    if (!in_sim_child()) p.valgrind = require_valgrind();
-    p.caches = machine_sim_caches();
-  }
-  return p;
-}
-
-// The parent of a --counters sim run: say what it will cost, run the same
-// command under callgrind, exit with its status.
-[[noreturn]] void rerun_under_callgrind(const RunOptions& o, const ClientSettings& client,
-                                        const CounterPlan& p, const WorkloadSpec& spec,
-                                        size_t pairs, const std::string& pool_dir) {
-  if (p.instrument == SimInstrument::kTimed && (o.repeat + o.warmup) * pairs > 1) {
-    throw UsageError(fmt::format(
-        "--sim-instrument timed simulates the caches of one repetition from empty: run one "
-        "structure and mode with --repeat 1 and no --warmup per command (a sweep gives "
-        "repetitions as runs with different seeds), or use --sim-instrument load; asked for {} "
-        "repetitions of {} structure/mode pairs",
-        o.repeat + o.warmup, pairs));
-  }
-  const uint64_t reps =
-      static_cast<uint64_t>(o.repeat + o.warmup) * pairs *
-      (client.thread_mode == "parallel" ? static_cast<uint64_t>(client.threads) : 1);
-  const double secs =
-      sim_seconds_estimate(spec.recordcount * reps, spec.operationcount * reps, p.instrument);
-  fmt::print(stderr,
-             "pmemids: {}--counters sim runs under callgrind, simulating LL {}; estimated "
-             "{:.0f} s for {} load and {} timed operations{}\n",
-             secs > 120 ? "warning: " : "", p.caches->ll.text(), secs, spec.recordcount * reps,
-             spec.operationcount * reps,
-             secs > 120 ? " (lower recordcount/operationcount for a run in minutes)" : "");
-  const int status = run_under_callgrind(pool_dir, *p.caches, p.valgrind);
-  std::fflush(nullptr);
-  std::exit(status);
-}
-
-// Context fields of a counted run: "counters" and, simulated, the model.
-void add_counters_context(nlohmann::json& context, const CounterPlan& p, int threads) {
-  if (p.mode == CounterMode::kPerf) context["counters"] = "perf";
-  if (p.mode == CounterMode::kSim) {
-    context["counters"] = "simulated";
-    context["sim"] = sim_context(*p.caches, p.instrument, threads);
-  }
-}
-
-void run(const RunOptions& o) {
-  const WorkloadSpec spec = build_workload(o.workload, {}, /*client_settings=*/true);
-  note_ignored(spec);
-  const ClientSettings client = resolve_client(o, spec);
-
-  auto pairs = select_pairs(o, spec.op_set());
-  std::vector<Mode> modes;
-  for (const auto& [e, m] : pairs) modes.push_back(m);
-  const ThreadMode tm = parse_thread_mode(client.thread_mode);
-  check_thread_options(o, client, tm, modes);
-  check_target(client, spec, tm, o.duration);
-  for (const auto& [e, m] : pairs) check_thread_mode(*e, tm);
-  if (o.min_time > 0 && !spec.tracefile.empty()) {
-    throw UsageError(fmt::format(
-        "--min-time {} and tracefile={}: --min-time grows operationcount, a trace fixes the "
-        "operations; use one or the other",
-        o.min_time, spec.tracefile));
-  }
-  if (o.min_time > 0 && o.duration > 0) {
-    throw UsageError(fmt::format(
-        "--min-time {} and --duration {}: --duration fixes the timed phase; use one or the other",
-        o.min_time, o.duration));
-  }
-  if (o.min_time > 0 && o.keep_pool) {
-    throw UsageError(
-        "--min-time and --keep-pool: a repetition --min-time reruns would find the pool its "
-        "first attempt kept; use one or the other");
-  }
-  if (client.default_concurrent) {
-    fmt::print(stderr,
-               "pmemids: note: {} and no --thread-mode: the {} threads share one instance "
-               "(--thread-mode concurrent), as YCSB's threads share one database; "
-               "--thread-mode parallel gives each thread an instance of its own\n",
-               client.threads_from, client.threads);
-  }
-  const Placement placement = plan_placement({.pin = parse_pin(o.pin),
-                                              .cpu_node = o.cpu_node,
-                                              .mem_node = o.mem_node,
-                                              .threads = client.threads});
-  const uint64_t pool_size = o.pool_size.empty() ? 0 : parse_size(o.pool_size);
-  check_pool_size(o.pool_size, pool_size, modes);
-  const std::string out = o.out.empty() ? default_out() : o.out;
-  check_results_output(out, "--out");
-  const std::string pool_dir = resolve_pool_dir(o.pool_dir);
-  check_pool_dir(pool_dir);
-  const double rate = o.latency_sample < 0 ? kDefaultLatencySample : o.latency_sample;
-  // Parallel instances hold a whole workload's stream each; the shared modes'
-  // streams hold one workload between them.
-  const int instances = tm == ThreadMode::kParallel ? client.threads : 1;
-  const RunShape shape{.pool_size = pool_size,
-                       .load_factor = o.load_factor,
-                       .node_keys = o.node_keys,
-                       .max_height = o.max_height,
-                       .instances = instances,
-                       .streams = instances,
-                       .workers = client.threads,
-                       .latency_sample = rate,
-                       .reopen = o.reopen};
-  for (const auto& [e, m] : pairs) check_footprint(run_footprint(*e, m, spec, shape), pool_dir);
-  const CounterPlan counting = plan_counters(o);
-  if (counting.mode == CounterMode::kSim && !in_sim_child()) {
-    rerun_under_callgrind(o, client, counting, spec, pairs.size(), pool_dir);
-  }
-  install_stop_signals();
-
+void warn_unoptimized() {
   if (!optimized_build()) {
     fmt::print(stderr,
                "pmemids: warning: this binary was built without optimisation ({}); "
                "its timings do not represent the structures\n",
                PMEMIDS_BUILD_TYPE);
   }
-  const PmemProbe probe = probe_pool_dir(pool_dir);
-  const PersistencePolicy policy = resolve_persistence(o.persistence, probe.platform_eadr());
-  if (o.ds == "all") drop_unsafe_pairs(pairs, policy.domain.domain, o.unsafe);
-  if (pairs.empty()) {
-    throw UsageError(fmt::format(
-        "--ds all: no structure implementing operation set {} is crash-consistent under {} in "
-        "the modes asked for; --unsafe runs them anyway",
-        op_set_name(spec.op_set()), domain_name(policy.domain.domain)));
-  }
-  for (const auto& [e, m] : pairs) check_domain(*e, m, policy.domain.domain, o.unsafe);
-  install_policy(policy);
-  warn_policy(policy);
+}
+
+// The run's process: its policy installed, what its pools are said, and this
+// thread placed as the workers are: it builds the streams and the concurrent
+// instance, whose memory is then local where theirs is.
+void enter_run(const RunPlan& plan, const RunOptions& o) {
+  install_policy(plan.policy);
+  warn_policy(plan.policy);
   // Only runs that open a pool are emulated PMEM; a dram run touches none.
-  const bool pools = std::any_of(pairs.begin(), pairs.end(),
+  const bool pools = std::any_of(plan.pairs.begin(), plan.pairs.end(),
                                  [](const auto& p) { return mode_info(p.second).opens_pool(); });
-  if (!probe.real && pools) {
+  if (!plan.probe.real && pools) {
     fmt::print(stderr,
                "pmemids: warning: PMEM is EMULATED: pool directory '{}' is on {} ({} "
                "granularity, no DAX); flush instructions run but memory is DRAM. "
                "Results are marked \"pmem\": \"emulated\".\n",
-               pool_dir, probe.fs, probe.granularity);
+               plan.pool_dir, plan.probe.fs, plan.probe.granularity);
   } else if (o.mem_node) {
     fmt::print(stderr,
                "pmemids: warning: the pools are on DAX PMEM, whose node is the node of the "
                "device behind '{}'; --mem-node {} places only DRAM memory\n",
-               pool_dir, *o.mem_node);
+               plan.pool_dir, *o.mem_node);
   }
-  for (const auto& w : placement.warnings) fmt::print(stderr, "pmemids: warning: {}\n", w);
-  // Streams and the concurrent instance are built by this thread: place it as
-  // the workers are placed, so their memory is local where theirs is.
+  for (const auto& w : plan.placement.warnings) fmt::print(stderr, "pmemids: warning: {}\n", w);
   if (o.cpu_node) run_on_node(*o.cpu_node);
   if (o.mem_node) bind_memory(*o.mem_node);
+}
 
-  const int stream_count = tm == ThreadMode::kSingle ? 1 : client.threads;
+// Every record's context: the machine, what is counted, and the workload
+// files read, by absolute path and content hash (util/shipped_files.h).
+nlohmann::json run_context(const RunPlan& plan) {
+  nlohmann::json context = collect_context(plan.pool_dir, plan.probe);
+  const CounterPlan& p = plan.counters;
+  if (p.mode == CounterMode::kPerf) context["counters"] = "perf";
+  if (p.mode == CounterMode::kSim) {
+    context["counters"] = "simulated";
+    context["sim"] = sim_context(*p.caches, p.instrument, plan.client.threads);
+  }
+  context["input_files"] = nlohmann::json::array();
+  for (const auto& f : plan.spec.files) {
+    context["input_files"].push_back({{"path", f}, {"hash", file_hash(f, "workload file")}});
+  }
+  return context;
+}
+
+// A repetition's result and the load averages around it.
+struct Measured {
+  RepResult result;
+  nlohmann::json loadavg_before, loadavg_after;
+};
+
+// The plan's pairs, run: their streams (regenerated when --min-time grew
+// them), the request each repetition runs, and the counters around it.
+class Execution {
+ public:
+  Execution(const RunPlan& plan, const RunOptions& o);
+  Execution(const Execution&) = delete;
+  Execution& operator=(const Execution&) = delete;
+
+  // The pair's --warmup + --repeat repetitions, then their aggregate.
+  void run_pair(const DsEntry& e, Mode m, const Reporter& reporter);
+
+ private:
+  Measured measure(const DsEntry& e, Mode m, int shown);
+  void warn_load(const nlohmann::json& loadavg);
+  bool grow(const DsEntry& e, Mode m, int shown, double seconds, int retry);
+  nlohmann::json metrics(const DsEntry& e, Mode m, int rep, const RepResult& r) const;
+  nlohmann::json config(const DsEntry& e, Mode m, int shown, const RepResult& r) const;
+
+  const RunPlan& plan_;
+  const RunOptions& o_;
+  WorkloadSpec current_;  // operationcount grows under --min-time
+  Streams streams_;
+  CrewCounters counters_;
+  RunRequest req_;
+  const double cpus_ = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
+  bool warned_load_ = false;
+};
+
+Execution::Execution(const RunPlan& plan, const RunOptions& o)
+    : plan_(plan),
+      o_(o),
+      current_(plan.spec),
+      counters_(plan.counters.mode, plan.counters.events, plan.client.threads) {
+  const WorkloadSpec& spec = plan.spec;
+  const int stream_count = plan.thread_mode == ThreadMode::kSingle ? 1 : plan.client.threads;
   const uint64_t load_keys = spec.op_set() == OpSet::kSet ? spec.keyrange / 2 : spec.recordcount;
-  if (spec.tracefile.empty() && shared_instance(tm)) {
+  if (spec.tracefile.empty() && shared_instance(plan.thread_mode)) {
     fmt::print(stderr,
                "pmemids: generating {} load keys and {} operations in {} worker streams "
                "(seed {})\n",
@@ -436,181 +205,196 @@ void run(const RunOptions& o) {
     fmt::print(stderr, "pmemids: generating {} x ({} load keys, {} operations) (seed {})\n",
                stream_count, load_keys, spec.operationcount, spec.seed);
   } else {
-    fmt::print(stderr, "pmemids: reading {} x (trace {})\n", instances, spec.tracefile);
+    fmt::print(stderr, "pmemids: reading {} x (trace {})\n",
+               plan.thread_mode == ThreadMode::kParallel ? plan.client.threads : 1, spec.tracefile);
   }
-  WorkloadSpec current = spec;  // operationcount grows under --min-time
-  Streams streams = make_streams(current, tm, client.threads, rate);
-  check_streams(streams.built, pairs);
-  CrewCounters counters(counting.mode, counting.events, client.threads);
-  RunRequest req{.pool_dir = pool_dir,
-                 .pool_size = pool_size,
-                 .reopen = o.reopen,
-                 .pool_check_timeout_s = o.pool_check_timeout,
-                 .load_factor = o.load_factor,
-                 .max_height = o.max_height,
-                 .node_keys = o.node_keys,
-                 .combining = {.wait = *find_wait_policy(o.wait),
-                               .combiner_yield = o.combiner_yield,
-                               .persist_requests = o.persist_requests == "on",
-                               .elimination = o.elimination == "on",
-                               .recycle = o.recycle == "on",
-                               .rounds = o.combining_rounds},
-                 .spec = &current,
-                 .thread_mode = tm,
-                 .threads = client.threads,
-                 .placement = placement,
-                 .timing = {.duration = o.duration,
-                            .timeline_ms = o.timeline_ms,
-                            .status_interval = client.status_interval,
-                            .target = client.target,
-                            .counters = counting.mode == CounterMode::kNone ? nullptr : &counters},
-                 .feeds = streams.feeds};
-  nlohmann::json context = collect_context(pool_dir, probe);
-  add_counters_context(context, counting, client.threads);
-  // The workload files read, by absolute path and content hash (util/shipped_files.h).
-  context["input_files"] = nlohmann::json::array();
-  for (const auto& f : spec.files) {
-    context["input_files"].push_back({{"path", f}, {"hash", file_hash(f, "workload file")}});
-  }
-  const auto cpus = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
-  bool warned_load = false;
-  throw_if_stopped();
+  streams_ = make_streams(current_, plan.thread_mode, plan.client.threads, plan.latency_sample);
+  check_streams(streams_.built, plan.pairs);
+  req_ = {.pool_dir = plan.pool_dir,
+          .pool_size = plan.pool_size,
+          .reopen = o.reopen,
+          .pool_check_timeout_s = o.pool_check_timeout,
+          .load_factor = o.load_factor,
+          .max_height = o.max_height,
+          .node_keys = o.node_keys,
+          .combining = {.wait = *find_wait_policy(o.wait),
+                        .combiner_yield = o.combiner_yield,
+                        .persist_requests = o.persist_requests == "on",
+                        .elimination = o.elimination == "on",
+                        .recycle = o.recycle == "on",
+                        .rounds = o.combining_rounds},
+          .spec = &current_,
+          .thread_mode = plan.thread_mode,
+          .threads = plan.client.threads,
+          .placement = plan.placement,
+          .timing = {.duration = o.duration,
+                     .timeline_ms = o.timeline_ms,
+                     .status_interval = plan.client.status_interval,
+                     .target = plan.client.target,
+                     .counters = plan.counters.mode == CounterMode::kNone ? nullptr : &counters_},
+          .feeds = streams_.feeds};
+}
 
-  std::FILE* const table = table_stream(out);
-  print_table_header(table);
-  for (const auto& [e, m] : pairs) {
-    {
-      if (current.operationcount != spec.operationcount) {  // grown for the previous pair
-        current = spec;
-        streams = make_streams(current, tm, client.threads, rate);
-        req.feeds = streams.feeds;
-      }
-      req.lock = o.lock.empty() ? default_lock(m) : find_lock(o.lock, m);
-      std::vector<double> measured;
-      for (int rep = -o.warmup; rep < o.repeat; ++rep) {
-        throw_if_stopped();
-        const int shown = rep < 0 ? rep + o.warmup : rep;
-        req.keep_pool = o.keep_pool && rep == o.repeat - 1;  // the last repetition's pool
-        // Once: later repetitions reopen what the first one checked and ran on.
-        req.check_reopened = !o.no_pool_check && rep == -o.warmup;
-        RepResult r;
-        nlohmann::json loadavg_before, loadavg_after;
-        for (int retry = 0;; ++retry) {
-          loadavg_before = load_average();
-          if (!warned_load && loadavg_before.is_array() && loadavg_before[0].get<double>() > cpus) {
-            fmt::print(stderr,
-                       "pmemids: warning: load average {:.2f} exceeds the {} CPUs: other work "
-                       "competes for them (recorded as loadavg_before/loadavg_after)\n",
-                       loadavg_before[0].get<double>(), cpus);
-            warned_load = true;
-          }
-          if (counting.mode == CounterMode::kSim) sim::setup_begins(counting.instrument);
-          r = e->in(m).run(req);
-          loadavg_after = load_average();
-          // Under --counters sim the simulated counts per operation are the
-          // measure, and a callgrind repetition is slow: no regrowth.
-          if (o.min_time <= 0 || r.seconds >= o.min_time || retry == kMaxMinTimeRetries ||
-              counting.mode == CounterMode::kSim) {
-            break;
-          }
-          const double factor =
-              std::min(kMaxGrowth, o.min_time / std::max(r.seconds, 1e-6) * kMinTimeMargin);
-          const auto grown = static_cast<uint64_t>(
-              std::ceil(static_cast<double>(std::max<uint64_t>(current.operationcount, 1)) *
-                        std::max(factor, 1.1)));
-          WorkloadSpec next = current;
-          next.operationcount = grown;
-          try {
-            streams = make_streams(next, tm, client.threads, rate);
-          } catch (const UsageError& err) {
-            fmt::print(stderr,
-                       "pmemids: warning: --min-time: cannot grow operationcount to {}: {}\n",
-                       grown, err.what());
-            break;
-          }
-          fmt::print(stderr,
-                     "pmemids: {} {} rep {}: timed phase {:.3f} s < --min-time {}: rerun with "
-                     "operationcount {}\n",
-                     e->name, mode_name(m), shown, r.seconds, o.min_time, grown);
-          current = next;
-          req.feeds = streams.feeds;
-        }
-        nlohmann::json config = spec.to_json();
-        config.update(
-            {{"ds", e->name},
-             {"mode", mode_name(m)},
-             {"thread_mode", client.thread_mode},
-             {"threads", client.threads},
-             {"target", client.target > 0 ? nlohmann::json(client.target) : nlohmann::json()},
-             {"status_interval", client.status_interval > 0 ? nlohmann::json(client.status_interval)
-                                                            : nlohmann::json()},
-             {"lock", tm == ThreadMode::kConcurrent ? nlohmann::json(lock_name(req.lock))
-                                                    : nlohmann::json()},
-             {"pin", o.pin},
-             {"cpu_node", o.cpu_node ? nlohmann::json(*o.cpu_node) : nlohmann::json()},
-             {"mem_node", o.mem_node ? nlohmann::json(*o.mem_node) : nlohmann::json()},
-             {"duration", o.duration > 0 ? nlohmann::json(o.duration) : nlohmann::json()},
-             {"min_time", o.min_time > 0 ? nlohmann::json(o.min_time) : nlohmann::json()},
-             {"timeline_ms", o.timeline_ms},
-             {"latency_sample", rate},
-             {"stream_seeds", streams.built.seeds},
-             {"stream_roles", stream_roles(streams.built)},
-             {"unsafe", o.unsafe},
-             {"workload", workload_name(spec)},
-             {"pool_dir", pool_dir},
-             {"pool_size", r.pool_bytes},
-             {"keep_pool", o.keep_pool},
-             {"reopen", o.reopen},
-             {"load_factor", o.load_factor},
-             {"node_keys", o.node_keys},
-             {"max_height", o.max_height},
-             {"wait", o.wait},
-             {"combiner_yield", o.combiner_yield},
-             {"persist_requests", o.persist_requests},
-             {"elimination", o.elimination},
-             {"recycle", o.recycle},
-             {"combining_rounds", o.combining_rounds},
-             {"repeat", o.repeat},
-             {"warmup", o.warmup},
-             {"repetition", shown}});
-        keep_keys_of(spec.operationset, config);
-        config.update(policy.to_json());
-        config["flush"] = o.persistence.flush;
-        nlohmann::json rep_context = context;
-        rep_context["loadavg_before"] = loadavg_before;
-        rep_context["loadavg_after"] = loadavg_after;
-        config["counters"] =
-            counting.mode == CounterMode::kNone ? nlohmann::json() : nlohmann::json(o.counters);
-        nlohmann::json record = make_record(rep_context, config, r);
-        if (counting.mode == CounterMode::kPerf) {
-          add_perf_metrics(record["metrics"], counters.total(), r.tally.total());
-        }
-        if (counting.mode == CounterMode::kSim) {
-          add_sim_metrics(record["metrics"],
-                          sim::collect(fmt::format("{}-{}-{}", e->name, mode_name(m), rep)),
-                          r.tally.total());
-        }
-        if (rep < 0) {
-          record["warmup"] = true;
-        } else {
-          measured.push_back(r.ops_per_sec);
-        }
-        append_record(out, record);
-        print_table_row(table, record);
-        for (const auto& w : record_warnings(record)) {
-          fmt::print(stderr, "pmemids: warning: {} {} rep {}: {}\n", e->name, mode_name(m), shown,
-                     w);
-        }
-        if (counting.mode != CounterMode::kNone) print_counters_row(stdout, record);
-        if (rep == o.repeat - 1 && o.repeat > 1) {
-          const nlohmann::json agg = make_aggregate(rep_context, config, measured);
-          append_record(out, agg);
-          print_table_row(table, agg);
-        }
-      }
-    }
+void Execution::run_pair(const DsEntry& e, Mode m, const Reporter& reporter) {
+  if (current_.operationcount != plan_.spec.operationcount) {  // grown for the previous pair
+    current_ = plan_.spec;
+    streams_ =
+        make_streams(current_, plan_.thread_mode, plan_.client.threads, plan_.latency_sample);
+    req_.feeds = streams_.feeds;
   }
-  fmt::print(stderr, "pmemids: results {}\n", records_destination(out));
+  req_.lock = o_.lock.empty() ? default_lock(m) : find_lock(o_.lock, m);
+  Repetitions reps(reporter);
+  for (int rep = -o_.warmup; rep < o_.repeat; ++rep) {
+    throw_if_stopped();
+    const int shown = rep < 0 ? rep + o_.warmup : rep;
+    req_.keep_pool = o_.keep_pool && rep == o_.repeat - 1;  // the last repetition's pool
+    // Once: later repetitions reopen what the first one checked and ran on.
+    req_.check_reopened = !o_.no_pool_check && rep == -o_.warmup;
+    const Measured r = measure(e, m, shown);
+    const nlohmann::json config = this->config(e, m, shown, r.result);
+    const nlohmann::json context = {{"loadavg_before", r.loadavg_before},
+                                    {"loadavg_after", r.loadavg_after}};
+    nlohmann::json record = reporter.record(config, metrics(e, m, rep, r.result), context);
+    reps.add(record, rep, r.result.ops_per_sec);
+    for (const auto& w : record_warnings(record)) {
+      fmt::print(stderr, "pmemids: warning: {} {} rep {}: {}\n", e.name, mode_name(m), shown, w);
+    }
+    if (plan_.counters.mode != CounterMode::kNone) print_counters_row(stdout, record);
+    if (rep == o_.repeat - 1 && o_.repeat > 1) reporter.emit(reps.aggregate(config, context));
+  }
+}
+
+// One repetition, rerun with more operations while --min-time asks for it.
+Measured Execution::measure(const DsEntry& e, Mode m, int shown) {
+  Measured out;
+  for (int retry = 0;; ++retry) {
+    out.loadavg_before = load_average();
+    warn_load(out.loadavg_before);
+    if (plan_.counters.mode == CounterMode::kSim) sim::setup_begins(plan_.counters.instrument);
+    out.result = e.in(m).run(req_);
+    out.loadavg_after = load_average();
+    if (!grow(e, m, shown, out.result.seconds, retry)) return out;
+  }
+}
+
+void Execution::warn_load(const nlohmann::json& loadavg) {
+  if (!warned_load_ && loadavg.is_array() && loadavg[0].get<double>() > cpus_) {
+    fmt::print(stderr,
+               "pmemids: warning: load average {:.2f} exceeds the {} CPUs: other work "
+               "competes for them (recorded as loadavg_before/loadavg_after)\n",
+               loadavg[0].get<double>(), cpus_);
+    warned_load_ = true;
+  }
+}
+
+// --min-time: whether a repetition whose timed phase lasted `seconds` runs
+// again, with operationcount grown (its streams regenerated here).
+bool Execution::grow(const DsEntry& e, Mode m, int shown, double seconds, int retry) {
+  // Under --counters sim the simulated counts per operation are the
+  // measure, and a callgrind repetition is slow: no regrowth.
+  if (o_.min_time <= 0 || seconds >= o_.min_time || retry == kMaxMinTimeRetries ||
+      plan_.counters.mode == CounterMode::kSim) {
+    return false;
+  }
+  const double factor =
+      std::min(kMaxGrowth, o_.min_time / std::max(seconds, 1e-6) * kMinTimeMargin);
+  const auto grown = static_cast<uint64_t>(std::ceil(
+      static_cast<double>(std::max<uint64_t>(current_.operationcount, 1)) * std::max(factor, 1.1)));
+  WorkloadSpec next = current_;
+  next.operationcount = grown;
+  try {
+    streams_ = make_streams(next, plan_.thread_mode, plan_.client.threads, plan_.latency_sample);
+  } catch (const UsageError& err) {
+    fmt::print(stderr, "pmemids: warning: --min-time: cannot grow operationcount to {}: {}\n",
+               grown, err.what());
+    return false;
+  }
+  fmt::print(stderr,
+             "pmemids: {} {} rep {}: timed phase {:.3f} s < --min-time {}: rerun with "
+             "operationcount {}\n",
+             e.name, mode_name(m), shown, seconds, o_.min_time, grown);
+  current_ = next;
+  req_.feeds = streams_.feeds;
+  return true;
+}
+
+// The repetition's metrics, with what --counters counted.
+nlohmann::json Execution::metrics(const DsEntry& e, Mode m, int rep, const RepResult& r) const {
+  nlohmann::json metrics = metrics_json(r);
+  if (plan_.counters.mode == CounterMode::kPerf) {
+    add_perf_metrics(metrics, counters_.total(), r.tally.total());
+  }
+  if (plan_.counters.mode == CounterMode::kSim) {
+    add_sim_metrics(metrics, sim::collect(fmt::format("{}-{}-{}", e.name, mode_name(m), rep)),
+                    r.tally.total());
+  }
+  return metrics;
+}
+
+// Every knob of the repetition: the workload's properties, then run's.
+nlohmann::json Execution::config(const DsEntry& e, Mode m, int shown, const RepResult& r) const {
+  const ClientSettings& client = plan_.client;
+  const auto null_unless = [](bool set, const auto& v) {
+    return set ? nlohmann::json(v) : nlohmann::json();
+  };
+  nlohmann::json config = plan_.spec.to_json();
+  config.update(
+      {{"ds", e.name},
+       {"mode", mode_name(m)},
+       {"thread_mode", client.thread_mode},
+       {"threads", client.threads},
+       {"target", null_unless(client.target > 0, client.target)},
+       {"status_interval", null_unless(client.status_interval > 0, client.status_interval)},
+       {"lock", null_unless(plan_.thread_mode == ThreadMode::kConcurrent, lock_name(req_.lock))},
+       {"pin", o_.pin},
+       {"cpu_node", null_unless(o_.cpu_node.has_value(), o_.cpu_node.value_or(0))},
+       {"mem_node", null_unless(o_.mem_node.has_value(), o_.mem_node.value_or(0))},
+       {"duration", null_unless(o_.duration > 0, o_.duration)},
+       {"min_time", null_unless(o_.min_time > 0, o_.min_time)},
+       {"timeline_ms", o_.timeline_ms},
+       {"latency_sample", plan_.latency_sample},
+       {"stream_seeds", streams_.built.seeds},
+       {"stream_roles", stream_roles(streams_.built)},
+       {"unsafe", o_.unsafe},
+       {"workload", workload_name(plan_.spec)},
+       {"pool_dir", plan_.pool_dir},
+       {"pool_size", r.pool_bytes},
+       {"keep_pool", o_.keep_pool},
+       {"reopen", o_.reopen},
+       {"load_factor", o_.load_factor},
+       {"node_keys", o_.node_keys},
+       {"max_height", o_.max_height},
+       {"wait", o_.wait},
+       {"combiner_yield", o_.combiner_yield},
+       {"persist_requests", o_.persist_requests},
+       {"elimination", o_.elimination},
+       {"recycle", o_.recycle},
+       {"combining_rounds", o_.combining_rounds},
+       {"repeat", o_.repeat},
+       {"warmup", o_.warmup},
+       {"repetition", shown}});
+  keep_keys_of(plan_.spec.operationset, config);
+  config.update(plan_.policy.to_json());
+  config["flush"] = o_.persistence.flush;
+  config["counters"] = null_unless(plan_.counters.mode != CounterMode::kNone, o_.counters);
+  return config;
+}
+
+void run(const RunOptions& o) {
+  RunPlan plan = plan_run(o);
+  if (plan.counters.mode == CounterMode::kSim && !in_sim_child()) rerun_under_callgrind(o, plan);
+  install_stop_signals();
+  warn_unoptimized();
+  resolve_domain(plan, o);
+  enter_run(plan, o);
+
+  Execution execution(plan, o);
+  const RunTable table{};
+  const Reporter reporter(plan.out, table_stream(plan.out), table, run_context(plan));
+  throw_if_stopped();
+  reporter.header();
+  for (const auto& [e, m] : plan.pairs) execution.run_pair(*e, m, reporter);
+  fmt::print(stderr, "pmemids: results {}\n", records_destination(plan.out));
 }
 
 }  // namespace

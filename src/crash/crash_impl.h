@@ -183,71 +183,75 @@ inline std::optional<std::string> detect_single(const RecoveredOp& rep, const Ex
   return fmt::format("recovery reports operation {}, {} were acknowledged", rep.seq, e.loaded);
 }
 
-// Compares the recovered contents with the expectation. `torn_ok`: the
-// structure's overwrites may tear in this mode (kTornValueModes).
+// Single-threaded: the recovered contents against the model before and after
+// the in-flight operation, and a detectable structure's report against them.
 template <class DS>
-void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e, const Items& got,
-                      bool torn_ok, PointResult& r) {
-  constexpr OpSet S = DS::kOpSet;
-  if (!e.multi) {
-    const Verdict v =
-        compare(S, got, e.before, e.after, e.inflight_key, e.inflight_name.c_str(), torn_ok);
-    r.lost += v.lost;
-    r.half += v.half;
-    r.torn_values += v.torn;
-    if (!v.message.empty()) set_message(r, v.message);
-    if constexpr (Detectable<DS>) {
-      if (const auto wrong = detect_single(ds.recovered(0), e, got)) {
-        ++r.half;
-        set_message(r, *wrong);
-      }
-    }
-    return;
-  }
-  std::vector<HistoryOp> h = e.history;
+void compare_single(const DS& ds, const Expectation& e, const Items& got, bool torn_ok,
+                    PointResult& r) {
+  const Verdict v =
+      compare(DS::kOpSet, got, e.before, e.after, e.inflight_key, e.inflight_name.c_str(), torn_ok);
+  r.lost += v.lost;
+  r.half += v.half;
+  r.torn_values += v.torn;
+  if (!v.message.empty()) set_message(r, v.message);
   if constexpr (Detectable<DS>) {
-    // Each thread's report must describe its last operation (seq n) or, when
-    // that one had not announced itself yet, the one before (seq n - 1, which
-    // returned): a pending op is then constrained to the report, a returned
-    // one must be reported with the response it gave. Worker 0's handle also
-    // ran the load, so its operations are numbered after the load's.
-    std::vector<std::vector<size_t>> mine(w.thread_ops.size());
-    for (size_t i = 0; i < h.size(); ++i) mine[h[i].thread].push_back(i);
-    const auto agrees = [](const RecoveredOp& rep, const HistoryOp& op) {
-      return rep.status == RecoveredOp::kApplied && rep.ok == op.ok &&
-             (op.type != OpType::kPop || !op.ok || rep.response == op.out);
-    };
-    for (size_t t = 0; t < mine.size(); ++t) {
-      if (mine[t].empty()) continue;
-      const uint64_t before = t == 0 ? e.loaded : 0;
-      const uint64_t n = before + mine[t].size();
-      HistoryOp& last = h[mine[t].back()];
-      const RecoveredOp rep = ds.recovered(static_cast<int>(t));
-      std::string problem;
-      if (rep.seq == n && last.pending()) {
-        last.must =
-            rep.status == RecoveredOp::kApplied ? HistoryOp::kApplied : HistoryOp::kNotApplied;
-        last.must_ok = rep.ok;
-        last.must_out = rep.response;
-      } else if (rep.seq == n) {
-        if (!agrees(rep, last)) problem = "reported otherwise than it returned";
-      } else if (rep.seq + 1 == n && last.pending()) {
-        last.must = HistoryOp::kNotApplied;
-        if (mine[t].size() >= 2 && !agrees(rep, h[mine[t][mine[t].size() - 2]])) {
-          problem = "(the one before) reported otherwise than it returned";
-        }
-      } else {
-        problem = fmt::format("reported as operation {} of {}", rep.seq, n);
-      }
-      if (!problem.empty()) {
-        ++r.lost;
-        set_message(r, fmt::format("thread {}'s last {}: {}", t, op_name(last.type), problem));
-      }
+    if (const auto wrong = detect_single(ds.recovered(0), e, got)) {
+      ++r.half;
+      set_message(r, *wrong);
     }
   }
-  // Element checks first (their messages are precise), then the search.
-  std::map<uint64_t, std::string> pushed;
-  for (const Item& i : e.initial) pushed.emplace(i.key, i.bytes);
+}
+
+// Multi-thread, detectable: each thread's report must describe its last
+// operation (seq n) or, when that one had not announced itself yet, the one
+// before (seq n - 1, which returned): a pending op is then constrained to the
+// report (in `h`), a returned one must be reported with the response it gave.
+// Worker 0's handle also ran the load, so its operations are numbered after
+// the load's.
+template <class DS>
+void constrain_to_reports(const DS& ds, const CrashWorkload& w, const Expectation& e,
+                          std::vector<HistoryOp>& h, PointResult& r) {
+  std::vector<std::vector<size_t>> mine(w.thread_ops.size());
+  for (size_t i = 0; i < h.size(); ++i) mine[h[i].thread].push_back(i);
+  const auto agrees = [](const RecoveredOp& rep, const HistoryOp& op) {
+    return rep.status == RecoveredOp::kApplied && rep.ok == op.ok &&
+           (op.type != OpType::kPop || !op.ok || rep.response == op.out);
+  };
+  for (size_t t = 0; t < mine.size(); ++t) {
+    if (mine[t].empty()) continue;
+    const uint64_t before = t == 0 ? e.loaded : 0;
+    const uint64_t n = before + mine[t].size();
+    HistoryOp& last = h[mine[t].back()];
+    const RecoveredOp rep = ds.recovered(static_cast<int>(t));
+    std::string problem;
+    if (rep.seq == n && last.pending()) {
+      last.must =
+          rep.status == RecoveredOp::kApplied ? HistoryOp::kApplied : HistoryOp::kNotApplied;
+      last.must_ok = rep.ok;
+      last.must_out = rep.response;
+    } else if (rep.seq == n) {
+      if (!agrees(rep, last)) problem = "reported otherwise than it returned";
+    } else if (rep.seq + 1 == n && last.pending()) {
+      last.must = HistoryOp::kNotApplied;
+      if (mine[t].size() >= 2 && !agrees(rep, h[mine[t][mine[t].size() - 2]])) {
+        problem = "(the one before) reported otherwise than it returned";
+      }
+    } else {
+      problem = fmt::format("reported as operation {} of {}", rep.seq, n);
+    }
+    if (!problem.empty()) {
+      ++r.lost;
+      set_message(r, fmt::format("thread {}'s last {}: {}", t, op_name(last.type), problem));
+    }
+  }
+}
+
+// Multi-thread: the recovered elements (element checks first: their messages
+// are precise), then a durable linearisation of the history `h` from the
+// initial contents to them.
+template <OpSet S>
+void check_history(const std::vector<HistoryOp>& h, const Expectation& e, const Items& got,
+                   PointResult& r) {
   std::set<uint64_t> seen;
   for (const Item& i : got) {
     if (!seen.insert(i.key).second) {
@@ -274,6 +278,20 @@ void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e
     ++r.half;
     set_message(r, fmt::format("not durably linearizable: {}", lin.why));
   }
+}
+
+// Compares the recovered contents with the expectation. `torn_ok`: the
+// structure's overwrites may tear in this mode (kTornValueModes).
+template <class DS>
+void compare_contents(const DS& ds, const CrashWorkload& w, const Expectation& e, const Items& got,
+                      bool torn_ok, PointResult& r) {
+  if (!e.multi) {
+    compare_single(ds, e, got, torn_ok, r);
+    return;
+  }
+  std::vector<HistoryOp> h = e.history;
+  if constexpr (Detectable<DS>) constrain_to_reports(ds, w, e, h, r);
+  check_history<DS::kOpSet>(h, e, got, r);
 }
 
 // Freed but still linked: every object the recovered structure reaches from
@@ -383,98 +401,84 @@ template <template <class> class DS, class P>
 PointResult check_image(const CrashOptions& opt, const CrashWorkload& w, const Expectation& e,
                         const CheckRequest& req, const PoolSpec& spec);
 
-template <template <class> class DS, class P, class Opened>
-PointResult check_opened(const CrashOptions& opt, const CrashWorkload& w, const Expectation& e,
-                         const CheckRequest& req, const PoolSpec& spec) {
-  using Clock = std::chrono::steady_clock;
-  constexpr OpSet S = DS<Opened>::kOpSet;
-  PointResult r;
-  r.point = req.point;
-  r.op_index = req.op_index;
-  const uint32_t vsize = w.ds.value_size;
-  std::vector<PoolSpec> second;  // images taken inside recovery
-  bool opened = false;
+// With recovery points: while `b` recovers, a copy of the image at each of its
+// first `recovery_points` crash points, listed in `second`.
+template <class Opened>
+void arm_recovery_images(Opened& b, const CrashOptions& opt, const PoolSpec& spec,
+                         std::vector<PoolSpec>& second) {
+  b.hook().arm([&b, &opt, &spec, &second](uint64_t k) {
+    if (k >= opt.recovery_points) return;
+    PoolSpec s2 = spec;
+    s2.instance = spec.instance * 1000 + 500 + static_cast<int>(k);
+    std::filesystem::copy_file(spec.path(), s2.path(),
+                               std::filesystem::copy_options::overwrite_existing);
+    const int fd = open(s2.path().c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) throw RuntimeError("crash: cannot open a recovery image");
+    b.hook().build_image(fd, b.object_ranges(), 0.0, kCacheLine, 0);
+    close(fd);
+    second.push_back(s2);
+  });
+}
+
+// The checks of a recovered structure: leaks, dangling links, invariants,
+// contents against the expectation and, when those pass, the probe (in a
+// child process: a probe that loops or faults on a reused node is a finding,
+// not a lost point).
+template <class DS, class B>
+void check_recovered(B& b, DS& ds, const CrashOptions& opt, const CrashWorkload& w,
+                     const Expectation& e, bool torn_ok, PointResult& r) {
+  constexpr OpSet S = DS::kOpSet;
+  const uint64_t left = b.unreachable([&](auto&& v) { ds.for_each_object(v); }).size();
+  r.leaked = b.repaired_objects() + left;
+  r.leaked_after = left;
+  if (left != 0) set_message(r, fmt::format("{} unreachable objects after recovery", left));
+  r.dangling = count_dangling(b, ds, r, opt.worker_timeout_s);
+
+  bool ok = true;
+  uint64_t count = 0;
   try {
-    const auto t0 = Clock::now();
-    Opened b(spec);
-    if constexpr (Opened::hook_type::kActive) {
-      b.hook().arm([&](uint64_t k) {
-        if (k >= opt.recovery_points) return;
-        PoolSpec s2 = spec;
-        s2.instance = spec.instance * 1000 + 500 + static_cast<int>(k);
-        std::filesystem::copy_file(spec.path(), s2.path(),
-                                   std::filesystem::copy_options::overwrite_existing);
-        const int fd = open(s2.path().c_str(), O_RDWR | O_CLOEXEC);
-        if (fd < 0) throw RuntimeError("crash: cannot open a recovery image");
-        b.hook().build_image(fd, b.object_ranges(), 0.0, kCacheLine, 0);
-        close(fd);
-        second.push_back(s2);
-      });
-    }
-    DS<Opened> ds(b, w.ds);
-    if constexpr (Opened::hook_type::kActive) b.hook().disarm();
-    r.recovery_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    opened = true;
-    r.opened = 1;
-
-    const uint64_t left = b.unreachable([&](auto&& v) { ds.for_each_object(v); }).size();
-    r.leaked = b.repaired_objects() + left;
-    r.leaked_after = left;
-    if (left != 0) set_message(r, fmt::format("{} unreachable objects after recovery", left));
-    r.dangling = count_dangling(b, ds, r, opt.worker_timeout_s);
-
-    bool ok = true;
-    uint64_t count = 0;
-    try {
-      count = ds.check();
-    } catch (const std::exception& ex) {
-      ok = false;
-      set_message(r, fmt::format("invariant: {}", ex.what()));
-    }
-    // Contents, bounded so that a cyclic structure cannot walk forever.
-    uint64_t pushes = 0;
-    for (const auto& ops : w.thread_ops) pushes += ops.size();
-    const uint64_t bound = 4 * (w.ops.size() + pushes + w.ds.capacity) + 64;
-    const Items got = collect<S>(ds, vsize, bound);
-    if (ok && count != got.size()) {
-      ok = false;
-      set_message(r, fmt::format("invariant: check() counts {} elements, the walk lists {}", count,
-                                 got.size()));
-    }
-    r.invariants_ok = ok ? 1 : 0;
-    compare_contents(ds, w, e, got, torn_value_modes<DS<Opened>>().has(P::kMode), r);
-    if (ok && r.lost == 0 && r.half == 0) {
-      // In a child process: a probe that loops or faults on a reused node is
-      // a finding, not a lost point.
-      PointResult p = in_child(
-          [&] {
-            PointResult c;
-            c.recovered = 1;
-            try {
-              probe_recovered(ds, w, got, c);
-            } catch (const std::exception& ex) {
-              ++c.lost;
-              set_message(c, fmt::format("the probe failed: {}", ex.what()));
-            }
-            return c;
-          },
-          opt.worker_timeout_s / 4);
-      if (!p.recovered) ++p.lost;  // the child faulted or timed out
-      r.lost += p.lost;
-      if (p.lost != 0) set_message(r, fmt::format("after recovery: {}", p.message));
-    }
+    count = ds.check();
   } catch (const std::exception& ex) {
-    set_message(r, fmt::format("{}: {}", opened ? "check" : "recovery", ex.what()));
-    if (!opened) {
-      r.recovered = 0;
-      return r;
-    }
-    r.invariants_ok = 0;
+    ok = false;
+    set_message(r, fmt::format("invariant: {}", ex.what()));
   }
-  r.pmempool_ok = opt.pmempool_check ? pmempool_consistent(spec.path()) : 1;
-  if (!r.pmempool_ok) set_message(r, "pmempool check: pool inconsistent");
-  r.recovered = r.pmempool_ok;
-  // Each image taken inside recovery: recovered and checked in its own process.
+  // Contents, bounded so that a cyclic structure cannot walk forever.
+  uint64_t pushes = 0;
+  for (const auto& ops : w.thread_ops) pushes += ops.size();
+  const uint64_t bound = 4 * (w.ops.size() + pushes + w.ds.capacity) + 64;
+  const Items got = collect<S>(ds, w.ds.value_size, bound);
+  if (ok && count != got.size()) {
+    ok = false;
+    set_message(r, fmt::format("invariant: check() counts {} elements, the walk lists {}", count,
+                               got.size()));
+  }
+  r.invariants_ok = ok ? 1 : 0;
+  compare_contents(ds, w, e, got, torn_ok, r);
+  if (!ok || r.lost != 0 || r.half != 0) return;
+  PointResult p = in_child(
+      [&] {
+        PointResult c;
+        c.recovered = 1;
+        try {
+          probe_recovered(ds, w, got, c);
+        } catch (const std::exception& ex) {
+          ++c.lost;
+          set_message(c, fmt::format("the probe failed: {}", ex.what()));
+        }
+        return c;
+      },
+      opt.worker_timeout_s / 4);
+  if (!p.recovered) ++p.lost;  // the child faulted or timed out
+  r.lost += p.lost;
+  if (p.lost != 0) set_message(r, fmt::format("after recovery: {}", p.message));
+}
+
+// Each image taken inside recovery: recovered and checked in its own process,
+// its failures added to `r`.
+template <template <class> class DS, class P>
+void check_recovery_images(const CrashOptions& opt, const CrashWorkload& w, const Expectation& e,
+                           const CheckRequest& req, const std::vector<PoolSpec>& second,
+                           PointResult& r) {
   for (const PoolSpec& s2 : second) {
     PointResult r2 = in_child(
         [&] {
@@ -499,6 +503,39 @@ PointResult check_opened(const CrashOptions& opt, const CrashWorkload& w, const 
       r.dangling += r2.dangling;
     }
   }
+}
+
+template <template <class> class DS, class P, class Opened>
+PointResult check_opened(const CrashOptions& opt, const CrashWorkload& w, const Expectation& e,
+                         const CheckRequest& req, const PoolSpec& spec) {
+  using Clock = std::chrono::steady_clock;
+  PointResult r;
+  r.point = req.point;
+  r.op_index = req.op_index;
+  std::vector<PoolSpec> second;  // images taken inside recovery
+  bool opened = false;
+  try {
+    const auto t0 = Clock::now();
+    Opened b(spec);
+    if constexpr (Opened::hook_type::kActive) arm_recovery_images(b, opt, spec, second);
+    DS<Opened> ds(b, w.ds);
+    if constexpr (Opened::hook_type::kActive) b.hook().disarm();
+    r.recovery_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    opened = true;
+    r.opened = 1;
+    check_recovered(b, ds, opt, w, e, torn_value_modes<DS<Opened>>().has(P::kMode), r);
+  } catch (const std::exception& ex) {
+    set_message(r, fmt::format("{}: {}", opened ? "check" : "recovery", ex.what()));
+    if (!opened) {
+      r.recovered = 0;
+      return r;
+    }
+    r.invariants_ok = 0;
+  }
+  r.pmempool_ok = opt.pmempool_check ? pmempool_consistent(spec.path()) : 1;
+  if (!r.pmempool_ok) set_message(r, "pmempool check: pool inconsistent");
+  r.recovered = r.pmempool_ok;
+  check_recovery_images<DS, P>(opt, w, e, req, second, r);
   return r;
 }
 
@@ -816,6 +853,174 @@ uint64_t count_points(const CrashOptions& opt, const CrashWorkload& w) {
   return b.hook().points();
 }
 
+// The pool files checks read: images (power) and killed pools (process) take
+// turns over `depth` slots; a slot is reused only after its check returned.
+class Slots {
+ public:
+  explicit Slots(uint32_t depth) : depth_(depth) {}
+  int next() { return static_cast<int>(submitted_++ % depth_); }
+  // The last slot taken holds nothing to check: the next point takes it again.
+  void give_back() { --submitted_; }
+
+ private:
+  uint32_t depth_;
+  uint64_t submitted_ = 0;
+};
+
+// The power model: one run of the workload on an armed instance; at each
+// target point an image of what the domain keeps is built and checked (the
+// checks run while the run goes on).
+template <template <class> class DS, class B, class Check>
+void run_power(const CrashOptions& opt, const CrashWorkload& w,
+               const std::vector<uint64_t>& targets, Check& checker, CrashReport& rep) {
+  const bool multi = !w.thread_ops.empty();
+  const auto add = [&](const std::vector<PointResult>& rs) {
+    for (const PointResult& r : rs) rep.add(r);
+  };
+  std::vector<char> buf(w.ds.value_size + 8);
+  Slots slots(checker.depth());
+  B b(pool_spec(opt, DS<B>::kName, B::kMode, -1, pool_bytes_for<DS, B>(opt, w), false, false));
+  DS<B> ds(b, w.ds);
+  const std::string orig = pool_spec(opt, DS<B>::kName, B::kMode, -1, 0, true, true).path();
+  size_t next = 0;
+  uint64_t cur = 0;
+  std::vector<HistoryOp> history;
+  b.hook().arm(
+      [&](uint64_t pt) {
+        // Stopped: no more images (the loop below throws between operations;
+        // nothing is thrown from inside a backend call).
+        if (next == targets.size() || targets[next] != pt || stop_requested()) return;
+        ++next;
+        const int s = slots.next();
+        const std::string image = pool_spec(opt, DS<B>::kName, B::kMode, s, 0, true, true).path();
+        std::filesystem::copy_file(orig, image, std::filesystem::copy_options::overwrite_existing);
+        const int fd = open(image.c_str(), O_RDWR | O_CLOEXEC);
+        if (fd < 0) throw RuntimeError(fmt::format("crash: cannot open image '{}'", image));
+        b.hook().build_image(fd, b.object_ranges(), opt.survive, opt.grain,
+                             mix64(opt.seed ^ mix64(pt + 1)));
+        close(fd);
+        if (multi && cur == w.ops.size()) {
+          add(checker.submit(CheckRequest{pt, cur + history.size(), s}, history));
+        } else if (multi) {  // inside the load: nothing ran concurrently yet
+          add(checker.submit(CheckRequest{pt, cur, s},
+                             {HistoryOp{.type = w.ops[cur].type, .arg = w.ops[cur].key}}));
+        } else {
+          add(checker.submit(CheckRequest{pt, cur, s}));
+        }
+      },
+      opt.fault, opt.fault_nth, opt.store_buffer_loss);
+  b.hook().track_line_states(opt.grain == 8 && opt.survive > 0);
+  for (cur = 0; cur < w.ops.size(); ++cur) {
+    throw_if_stopped();
+    apply_to_ds(ds, w.ops[cur], buf.data(), w.ds.value_size);
+  }
+  if (multi) {
+    if constexpr (DS<B>::kSync == Sync::kInternal) run_workers(b, ds, opt, w, history);
+  }
+  b.hook().disarm();
+  add(checker.finish());
+  throw_if_stopped();
+}
+
+// The process model at point `pt`: a child runs the workload on its own pool
+// (slot `s`), acknowledging each operation, and is SIGKILLed at the point.
+struct Killed {
+  uint64_t acked = 0;   // operations acknowledged before the kill
+  bool silent = false;  // no progress for the worker timeout: killed here
+  int status = 0;       // the child's wait status
+};
+
+template <template <class> class DS, class B>
+Killed kill_at(const CrashOptions& opt, const CrashWorkload& w, uint64_t pt, int s,
+               std::vector<char>& buf) {
+  int ack[2];
+  if (pipe2(ack, O_CLOEXEC) != 0) throw RuntimeError("crash: cannot create a pipe");
+  const pid_t pid = fork();
+  if (pid < 0) throw RuntimeError("crash: cannot fork the workload process");
+  if (pid == 0) {
+    close(ack[0]);
+    try {
+      B b(pool_spec(opt, DS<B>::kName, B::kMode, s, pool_bytes_for<DS, B>(opt, w), false, true));
+      DS<B> ds(b, w.ds);
+      b.hook().arm(
+          [&](uint64_t p) {
+            if (p == pt) kill(getpid(), SIGKILL);
+          },
+          opt.fault, opt.fault_nth, opt.store_buffer_loss);
+      for (uint64_t i = 0; i < w.ops.size(); ++i) {
+        apply_to_ds(ds, w.ops[i], buf.data(), w.ds.value_size);
+        write_full(ack[1], &i, sizeof i);  // acknowledged
+      }
+    } catch (...) {
+      _exit(1);
+    }
+    _exit(0);
+  }
+  close(ack[1]);
+  // Acknowledgements until the kill; a workload process silent for the
+  // worker timeout (a loop) is killed, and the point reported. A stop
+  // request kills it too, and ends the run.
+  Killed k;
+  uint64_t i;
+  using Clock = std::chrono::steady_clock;
+  const auto timeout = std::chrono::duration<double>(opt.worker_timeout_s);
+  auto last = Clock::now();
+  for (pollfd pfd{ack[0], POLLIN, 0};;) {
+    if (stop_requested()) break;
+    const int ready = poll(&pfd, 1, static_cast<int>(kStopPoll.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      k.silent = Clock::now() - last > timeout;
+      if (k.silent) break;
+      continue;
+    }
+    if (ready < 0 || !read_full(ack[0], &i, sizeof i)) break;
+    k.acked = i + 1;
+    last = Clock::now();
+  }
+  close(ack[0]);
+  if (k.silent || stop_requested()) kill(pid, SIGKILL);
+  while (waitpid(pid, &k.status, 0) < 0 && errno == EINTR) {
+  }
+  return k;
+}
+
+// The process model: a killed process per target point; its pool is checked
+// unless the kill went wrong (reported as the point's failure).
+template <template <class> class DS, class B, class Check>
+void run_process(const CrashOptions& opt, const CrashWorkload& w,
+                 const std::vector<uint64_t>& targets, Check& checker, CrashReport& rep) {
+  std::vector<char> buf(w.ds.value_size + 8);
+  Slots slots(checker.depth());
+  for (uint64_t pt : targets) {
+    throw_if_stopped();
+    const int s = slots.next();
+    const Killed k = kill_at<DS, B>(opt, w, pt, s, buf);
+    throw_if_stopped();
+    std::string failed;
+    if (k.silent) {
+      failed = fmt::format("workload process made no progress for {} s before point {}",
+                           opt.worker_timeout_s, pt);
+    } else if (!WIFSIGNALED(k.status) || WTERMSIG(k.status) != SIGKILL) {
+      failed =
+          fmt::format("workload process was not killed at point {} (exit status {})", pt, k.status);
+    }
+    if (failed.empty()) {
+      for (const PointResult& r : checker.submit(CheckRequest{pt, k.acked, s})) rep.add(r);
+      continue;
+    }
+    PointResult r;
+    r.point = pt;
+    r.op_index = k.acked;
+    set_message(r, failed);
+    rep.add(r);
+    std::error_code ec;
+    std::filesystem::remove(pool_spec(opt, DS<B>::kName, B::kMode, s, 0, true, true).path(), ec);
+    slots.give_back();
+  }
+  for (const PointResult& r : checker.finish()) rep.add(r);
+}
+
 }  // namespace crash_detail
 
 template <template <class> class DS, class B>
@@ -831,146 +1036,14 @@ CrashReport run_crash(const CrashOptions& opt, const CrashWorkload& w) {
                     DS<B>::kName));
   }
   CrashReport rep;
-  const uint64_t bytes = pool_bytes_for<DS, B>(opt, w);
   rep.points_available = count_points<DS, B>(opt, w);
   const std::vector<uint64_t> targets = pick_points(rep.points_available, opt.points, opt.seed);
   Checker<DS, P> checker(opt, w, opt.jobs);
-  const auto add = [&](const std::vector<PointResult>& rs) {
-    for (const PointResult& r : rs) rep.add(r);
-  };
-  std::vector<char> buf(w.ds.value_size + 8);
-  uint64_t submitted = 0;
-  // The pool file a check reads: images (power) and killed pools (process) take
-  // turns over `jobs` slots; a slot is reused only after its check returned.
-  const auto slot = [&] { return static_cast<int>(submitted++ % checker.depth()); };
-
   if (opt.model == CrashModel::kPower) {
-    B b(pool_spec(opt, DS<B>::kName, B::kMode, -1, bytes, false, false));
-    DS<B> ds(b, w.ds);
-    const std::string orig = pool_spec(opt, DS<B>::kName, B::kMode, -1, 0, true, true).path();
-    size_t next = 0;
-    uint64_t cur = 0;
-    std::vector<HistoryOp> history;
-    b.hook().arm(
-        [&](uint64_t pt) {
-          // Stopped: no more images (the loop below throws between operations;
-          // nothing is thrown from inside a backend call).
-          if (next == targets.size() || targets[next] != pt || stop_requested()) return;
-          ++next;
-          const int s = slot();
-          const std::string image = pool_spec(opt, DS<B>::kName, B::kMode, s, 0, true, true).path();
-          std::filesystem::copy_file(orig, image,
-                                     std::filesystem::copy_options::overwrite_existing);
-          const int fd = open(image.c_str(), O_RDWR | O_CLOEXEC);
-          if (fd < 0) throw RuntimeError(fmt::format("crash: cannot open image '{}'", image));
-          b.hook().build_image(fd, b.object_ranges(), opt.survive, opt.grain,
-                               mix64(opt.seed ^ mix64(pt + 1)));
-          close(fd);
-          if (multi && cur == w.ops.size()) {
-            add(checker.submit(CheckRequest{pt, cur + history.size(), s}, history));
-          } else if (multi) {  // inside the load: nothing ran concurrently yet
-            add(checker.submit(CheckRequest{pt, cur, s},
-                               {HistoryOp{.type = w.ops[cur].type, .arg = w.ops[cur].key}}));
-          } else {
-            add(checker.submit(CheckRequest{pt, cur, s}));
-          }
-        },
-        opt.fault, opt.fault_nth, opt.store_buffer_loss);
-    b.hook().track_line_states(opt.grain == 8 && opt.survive > 0);
-    for (cur = 0; cur < w.ops.size(); ++cur) {
-      throw_if_stopped();
-      apply_to_ds(ds, w.ops[cur], buf.data(), w.ds.value_size);
-    }
-    if (multi) {
-      if constexpr (DS<B>::kSync == Sync::kInternal) run_workers(b, ds, opt, w, history);
-    }
-    b.hook().disarm();
-    add(checker.finish());
-    throw_if_stopped();
-    return rep;
+    run_power<DS, B>(opt, w, targets, checker, rep);
+  } else {
+    run_process<DS, B>(opt, w, targets, checker, rep);
   }
-
-  for (uint64_t pt : targets) {
-    throw_if_stopped();
-    const int s = slot();
-    int ack[2];
-    if (pipe2(ack, O_CLOEXEC) != 0) throw RuntimeError("crash: cannot create a pipe");
-    const pid_t pid = fork();
-    if (pid < 0) throw RuntimeError("crash: cannot fork the workload process");
-    if (pid == 0) {
-      close(ack[0]);
-      try {
-        B b(pool_spec(opt, DS<B>::kName, B::kMode, s, bytes, false, true));
-        DS<B> ds(b, w.ds);
-        b.hook().arm(
-            [&](uint64_t p) {
-              if (p == pt) kill(getpid(), SIGKILL);
-            },
-            opt.fault, opt.fault_nth, opt.store_buffer_loss);
-        for (uint64_t i = 0; i < w.ops.size(); ++i) {
-          apply_to_ds(ds, w.ops[i], buf.data(), w.ds.value_size);
-          write_full(ack[1], &i, sizeof i);  // acknowledged
-        }
-      } catch (...) {
-        _exit(1);
-      }
-      _exit(0);
-    }
-    close(ack[1]);
-    // Acknowledgements until the kill; a workload process silent for the
-    // worker timeout (a loop) is killed, and the point reported. A stop
-    // request kills it too, and ends the run.
-    uint64_t acked = 0, i;
-    bool silent = false;
-    using Clock = std::chrono::steady_clock;
-    const auto timeout = std::chrono::duration<double>(opt.worker_timeout_s);
-    auto last = Clock::now();
-    for (pollfd pfd{ack[0], POLLIN, 0};;) {
-      if (stop_requested()) break;
-      const int ready = poll(&pfd, 1, static_cast<int>(kStopPoll.count()));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) {
-        silent = Clock::now() - last > timeout;
-        if (silent) break;
-        continue;
-      }
-      if (ready < 0 || !read_full(ack[0], &i, sizeof i)) break;
-      acked = i + 1;
-      last = Clock::now();
-    }
-    close(ack[0]);
-    if (silent || stop_requested()) kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    throw_if_stopped();
-    if (silent) {
-      PointResult r;
-      r.point = pt;
-      r.op_index = acked;
-      set_message(r, fmt::format("workload process made no progress for {} s before point {}",
-                                 opt.worker_timeout_s, pt));
-      rep.add(r);
-      std::error_code ec;
-      std::filesystem::remove(pool_spec(opt, DS<B>::kName, B::kMode, s, 0, true, true).path(), ec);
-      --submitted;
-      continue;
-    }
-    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
-      PointResult r;
-      r.point = pt;
-      r.op_index = acked;
-      set_message(r, fmt::format("workload process was not killed at point {} (exit status {})", pt,
-                                 status));
-      rep.add(r);
-      std::error_code ec;
-      std::filesystem::remove(pool_spec(opt, DS<B>::kName, B::kMode, s, 0, true, true).path(), ec);
-      --submitted;
-      continue;
-    }
-    add(checker.submit(CheckRequest{pt, acked, s}));
-  }
-  add(checker.finish());
   return rep;
 }
 

@@ -225,60 +225,55 @@ struct Verdict {
   }
 };
 
-// Compares `got` with `before` (acknowledged operations only) and `after`
-// (the in-flight one applied too; equal to before when none was in flight).
-// `inflight_key`: the in-flight operation's key (keyed sets only).
-// `torn_overwrite_ok`: the design overwrites values in place (kTornValueModes),
-// so an in-flight overwrite (the key held a value before and after) whose
-// value is neither is counted as torn, not as half-applied.
-inline Verdict compare(OpSet s, const Items& got, const Items& before, const Items& after,
-                       std::optional<uint64_t> inflight_key, const char* inflight_name,
-                       bool torn_overwrite_ok = false) {
-  Verdict v;
-  if (got == before || got == after) return v;
-  if (keyed(s)) {
-    std::map<uint64_t, std::string> have, b, a;
-    for (const Item& i : got) {
-      if (!have.emplace(i.key, i.bytes).second) {
-        ++v.half;
-        v.note(fmt::format("key {:#x} listed twice", i.key));
-      }
+// Keyed sets and maps: each key's state in `got` against `before` and, for
+// the in-flight operation's key, `after` (see compare).
+inline void compare_keyed(Verdict& v, const Items& got, const Items& before, const Items& after,
+                          std::optional<uint64_t> inflight_key, const char* inflight_name,
+                          bool torn_overwrite_ok) {
+  std::map<uint64_t, std::string> have, b, a;
+  for (const Item& i : got) {
+    if (!have.emplace(i.key, i.bytes).second) {
+      ++v.half;
+      v.note(fmt::format("key {:#x} listed twice", i.key));
     }
-    for (const Item& i : before) b.emplace(i.key, i.bytes);
-    for (const Item& i : after) a.emplace(i.key, i.bytes);
-    std::set<uint64_t> keys;
-    for (const auto* m : {&have, &b, &a}) {
-      for (const auto& kv : *m) keys.insert(kv.first);
-    }
-    const auto state = [](const std::map<uint64_t, std::string>& m,
-                          uint64_t k) -> std::optional<std::string> {
-      auto it = m.find(k);
-      if (it == m.end()) return std::nullopt;
-      return it->second;
-    };
-    for (uint64_t k : keys) {
-      const auto h = state(have, k), want = state(b, k);
-      if (h == want) continue;
-      if (inflight_key == k) {
-        if (h == state(a, k)) continue;
-        if (torn_overwrite_ok && h && want && state(a, k)) {
-          ++v.torn;
-          continue;
-        }
-        ++v.half;
-        v.note(fmt::format("in-flight {} of key {:#x} half-applied ({})", inflight_name, k,
-                           h ? "value torn" : "key missing"));
+  }
+  for (const Item& i : before) b.emplace(i.key, i.bytes);
+  for (const Item& i : after) a.emplace(i.key, i.bytes);
+  std::set<uint64_t> keys;
+  for (const auto* m : {&have, &b, &a}) {
+    for (const auto& kv : *m) keys.insert(kv.first);
+  }
+  const auto state = [](const std::map<uint64_t, std::string>& m,
+                        uint64_t k) -> std::optional<std::string> {
+    auto it = m.find(k);
+    if (it == m.end()) return std::nullopt;
+    return it->second;
+  };
+  for (uint64_t k : keys) {
+    const auto h = state(have, k), want = state(b, k);
+    if (h == want) continue;
+    if (inflight_key == k) {
+      if (h == state(a, k)) continue;
+      if (torn_overwrite_ok && h && want && state(a, k)) {
+        ++v.torn;
         continue;
       }
-      ++v.lost;
-      v.note(fmt::format("key {:#x}: {}", k,
-                         !h      ? "acknowledged key missing"
-                         : !want ? "deleted key present"
-                                 : "acknowledged value wrong"));
+      ++v.half;
+      v.note(fmt::format("in-flight {} of key {:#x} half-applied ({})", inflight_name, k,
+                         h ? "value torn" : "key missing"));
+      continue;
     }
-    return v;
+    ++v.lost;
+    v.note(fmt::format("key {:#x}: {}", k,
+                       !h      ? "acknowledged key missing"
+                       : !want ? "deleted key present"
+                               : "acknowledged value wrong"));
   }
-  // Sequences (queue, stack): count the differences from the nearer state.
+}
+
+// Sequences (queue, stack): count the differences from the nearer state.
+inline void compare_sequence(Verdict& v, OpSet s, const Items& got, const Items& before,
+                             const Items& after) {
   std::multiset<uint64_t> seen;
   for (const Item& i : got) {
     if (seen.count(i.key) != 0) {
@@ -311,6 +306,24 @@ inline Verdict compare(OpSet s, const Items& got, const Items& before, const Ite
   if (v.lost == 0 && v.half == 0) {
     ++v.half;
     v.note(fmt::format("elements out of {} order", s == OpSet::kQueue ? "FIFO" : "LIFO"));
+  }
+}
+
+// Compares `got` with `before` (acknowledged operations only) and `after`
+// (the in-flight one applied too; equal to before when none was in flight).
+// `inflight_key`: the in-flight operation's key (keyed sets only).
+// `torn_overwrite_ok`: the design overwrites values in place (kTornValueModes),
+// so an in-flight overwrite (the key held a value before and after) whose
+// value is neither is counted as torn, not as half-applied.
+inline Verdict compare(OpSet s, const Items& got, const Items& before, const Items& after,
+                       std::optional<uint64_t> inflight_key, const char* inflight_name,
+                       bool torn_overwrite_ok = false) {
+  Verdict v;
+  if (got == before || got == after) return v;
+  if (keyed(s)) {
+    compare_keyed(v, got, before, after, inflight_key, inflight_name, torn_overwrite_ok);
+  } else {
+    compare_sequence(v, s, got, before, after);
   }
   return v;
 }

@@ -199,10 +199,10 @@ Measurement run(const Point& p, const BenchEnv& env) {
   m.config["region_sharing"] = env.shared ? "shared" : "disjoint";
   // The hit ratio the priming achieved (step 4), over the prepared regions.
   double ratio = 0, hit_ns = 0, miss_ns = 0;
-  for (const Prepared& r : prepared_regions) {
-    ratio += r.hit_ratio / regions;
-    hit_ns += r.hit_ns / regions;
-    miss_ns += r.miss_ns / regions;
+  for (const Prepared& region_probe : prepared_regions) {
+    ratio += region_probe.hit_ratio / regions;
+    hit_ns += region_probe.hit_ns / regions;
+    miss_ns += region_probe.miss_ns / regions;
   }
   m.metrics["hit_ratio_achieved"] = ratio;
   m.metrics["probe_hit_ns"] = hit_ns;

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "backend/pool.h"
 #include "errors.h"
@@ -27,6 +29,14 @@ struct Planned {
   PersistencePolicy policy;
   LibpmemNeed need;
   std::vector<std::string> shown;  // axes with more than one value, for the table
+};
+
+// What `pmemids micro` will run: every point of the selection's grids, checked.
+struct MicroPlan {
+  std::string pool_dir;
+  PmemProbe probe;
+  PersistencePolicy base;  // the points' policies differ in movnt_threshold only
+  std::vector<Planned> points;
 };
 
 PinPolicy parse_pin(const std::string& s) {
@@ -119,64 +129,59 @@ void check_point_footprint(const Planned& pl, const BenchEnv& env) {
   check_footprint(f, env.pool_dir);
 }
 
-void run_point(const Planned& pl, const MicroOptions& o, const std::string& pool_dir,
-               const PmemProbe& probe, const nlohmann::json& context, const std::string& out,
-               size_t width) {
+// The first repetition of a point under --min-time, `seconds` long: when
+// shorter, grows --ops-per-thread in `env` to last about 1.2 --min-time and
+// returns true (that repetition is not recorded).
+bool grow_to_min_time(const Planned& pl, BenchEnv& env, double seconds) {
   const BenchSpec& b = *pl.sel->bench;
-  BenchEnv env = make_env(pl, o, pool_dir, probe);
+  const uint64_t asked = env.scalars.ops_per_thread;
+  if (seconds >= env.scalars.min_time) return false;
+  const double f = std::ceil(1.2 * env.scalars.min_time / std::max(seconds, 1e-6));
+  env.scalars.ops_per_thread = static_cast<uint64_t>(
+      std::min<long double>(uint64_t{1} << 34, static_cast<long double>(asked) * f));
+  try {
+    check_point_footprint(pl, env);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("--min-time {} grows --ops-per-thread {} to {} for {} {}: {}",
+                                 env.scalars.min_time, asked, env.scalars.ops_per_thread, b.name,
+                                 pl.point.text(), e.what()));
+  }
+  fmt::print(stderr,
+             "pmemids: {} {}: {:.1f} ms < --min-time {} s: --ops-per-thread {} -> {} (the "
+             "short repetition is not recorded)\n",
+             b.name, pl.point.text(), 1e3 * seconds, env.scalars.min_time, asked,
+             env.scalars.ops_per_thread);
+  return true;
+}
+
+// One point's --warmup + --repeat repetitions, reported, then their aggregate.
+void run_point(const Planned& pl, const MicroOptions& o, const MicroPlan& plan,
+               const Reporter& reporter) {
+  const BenchSpec& b = *pl.sel->bench;
+  BenchEnv env = make_env(pl, o, plan.pool_dir, plan.probe);
   for (const auto& w : env.placement.warnings) fmt::print(stderr, "pmemids: warning: {}\n", w);
   const std::vector<std::string> cav = caveats(b, pl.point, env);
-  const std::string shown = pl.point.text(pl.shown);
-  std::vector<double> measured;
+  Repetitions reps(reporter);
   nlohmann::json config;
-  const uint64_t asked = env.scalars.ops_per_thread;
-  bool calibrating = asked > 0 && env.scalars.min_time > 0;
+  bool calibrating = env.scalars.ops_per_thread > 0 && env.scalars.min_time > 0;
   for (int rep = -o.warmup; rep < o.repeat; ++rep) {
     throw_if_stopped();
     env.repetition = rep;
     const Measurement m = b.run(pl.point, env);
-    if (calibrating) {
-      calibrating = false;
-      if (m.seconds < env.scalars.min_time) {
-        const double f = std::ceil(1.2 * env.scalars.min_time / std::max(m.seconds, 1e-6));
-        env.scalars.ops_per_thread = static_cast<uint64_t>(
-            std::min<long double>(uint64_t{1} << 34, static_cast<long double>(asked) * f));
-        try {
-          check_point_footprint(pl, env);
-        } catch (const UsageError& e) {
-          throw UsageError(fmt::format(
-              "--min-time {} grows --ops-per-thread {} to {} for {} {}: {}", env.scalars.min_time,
-              asked, env.scalars.ops_per_thread, b.name, pl.point.text(), e.what()));
-        }
-        fmt::print(stderr,
-                   "pmemids: {} {}: {:.1f} ms < --min-time {} s: --ops-per-thread {} -> {} (the "
-                   "short repetition is not recorded)\n",
-                   b.name, pl.point.text(), 1e3 * m.seconds, env.scalars.min_time, asked,
-                   env.scalars.ops_per_thread);
-        --rep;
-        continue;
-      }
+    if (std::exchange(calibrating, false) && grow_to_min_time(pl, env, m.seconds)) {
+      --rep;
+      continue;
     }
-    config = config_json(pl, env, o, pool_dir);
+    config = config_json(pl, env, o, plan.pool_dir);
     config["repetition"] = rep < 0 ? rep + o.warmup : rep;
     config.update(m.config);
-    nlohmann::json rec = make_record(b, context, config, m, cav);
-    if (rep < 0) {
-      rec["warmup"] = true;
-    } else if (rec["metrics"]["ops_per_sec"].is_number()) {
-      measured.push_back(rec["metrics"]["ops_per_sec"].get<double>());
-    }
-    append_record(out, rec);
-    print_table_row(stdout, rec, shown, width);
+    nlohmann::json rec = make_record(reporter, b, config, m, cav);
+    const nlohmann::json& ops = rec["metrics"]["ops_per_sec"];
+    const std::optional<double> measured =
+        ops.is_number() ? std::optional(ops.get<double>()) : std::nullopt;
+    reps.add(rec, rep, measured);
   }
-  if (o.repeat > 1) {
-    nlohmann::json agg = make_aggregate(context, config, measured);
-    agg["kind"] = "micro";
-    agg["bench"] = b.name;
-    agg["expected_here"] = cav.empty() ? nlohmann::json() : nlohmann::json(cav.front());
-    append_record(out, agg);
-    print_table_row(stdout, agg, shown, width);
-  }
+  if (o.repeat > 1) reporter.emit(make_aggregate(reps, b, config, cav));
 }
 
 // Persistence options that mean something to run's backends but that no micro
@@ -206,88 +211,83 @@ void refuse_unapplied(const MicroOptions& o, const std::vector<Resolved>& select
   }
 }
 
-}  // namespace
+// Every point of `sel`'s grid, each checked before anything runs.
+void expand_points(const Resolved& sel, const MicroOptions& o, MicroPlan& plan) {
+  const BenchSpec& b = *sel.bench;
+  std::vector<std::vector<Scalar>> values;
+  std::vector<std::string> shown;
+  for (size_t i = 0; i < b.axes.size(); ++i) {
+    values.push_back(parse_axis(b.axes[i], sel.axes[i].second));
+    if (values.back().size() > 1) shown.push_back(b.axes[i].name);
+  }
+  if (shown.empty() && !b.axes.empty()) shown.push_back(b.axes.front().name);
+  for (Point& p : product(b.axes, values)) {
+    Planned pl{&sel, std::move(p), plan.base, {}, shown};
+    if (pl.point.has("movnt-threshold")) {
+      pl.policy.movnt_threshold = static_cast<uint64_t>(pl.point.integer("movnt-threshold"));
+    }
+    pl.need = need_of(b, pl.point, pl.policy);
+    for (const char* axis : {"size", "io"}) {
+      if (pl.point.has(axis) && sel.scalars.region > 0 &&
+          static_cast<uint64_t>(pl.point.integer(axis)) > sel.scalars.region) {
+        throw UsageError(
+            fmt::format("--{} {} does not fit in --region {} bytes; accepted: sizes "
+                        "up to the region",
+                        axis, pl.point.integer(axis), sel.scalars.region));
+      }
+    }
+    const BenchEnv env = make_env(pl, o, plan.pool_dir, plan.probe);  // refuses a bad placement
+    if (b.check != nullptr) b.check(pl.point, env);
+    check_point_footprint(pl, env);
+    plan.points.push_back(std::move(pl));
+  }
+}
 
-void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
+// The pool directory, the policy and every point, checked before anything runs.
+MicroPlan plan_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
+  MicroPlan plan;
+  plan.pool_dir = resolve_pool_dir(o.pool_dir);
+  check_pool_dir(plan.pool_dir);
+  plan.probe = probe_pool_dir(plan.pool_dir);
+  plan.base = resolve_persistence(o.persistence,
+                                  plan.probe.granularity == "byte" || pmem_has_auto_flush() == 1);
+  refuse_unapplied(o, selection);
+  for (const Resolved& sel : selection) expand_points(sel, o, plan);
+  return plan;
+}
+
+// What this machine and build cannot show, said once (not again by a child).
+void warn_machine(const MicroPlan& plan) {
+  if (!optimized_build()) {
+    fmt::print(stderr,
+               "pmemids: warning: this binary was built without optimisation ({}); its timings "
+               "do not represent the primitives\n",
+               PMEMIDS_BUILD_TYPE);
+  }
+  if (!plan.probe.real) {
+    fmt::print(stderr,
+               "pmemids: warning: PMEM is EMULATED: '{}' is on {} ({} granularity, no DAX); "
+               "media effects (256-B XPLine, XPBuffer, XPPrefetcher) cannot show. Records say "
+               "\"pmem\": \"emulated\".\n",
+               plan.pool_dir, plan.probe.fs, plan.probe.granularity);
+  }
+  if (plan.base.domain.emulated) {
+    fmt::print(stderr,
+               "pmemids: warning: --domain eadr is emulated: flushes are skipped, fences kept "
+               "(libpmem's too, through PMEM_NO_FLUSH=1 in a child)\n");
+  }
+}
+
+// Points run in plan order; the points this process cannot serve run in a
+// child per requirement, when the first of them comes up. A child runs only
+// its requirement's points.
+void run_points(const MicroPlan& plan, const MicroOptions& o, const Reporter& reporter,
+                MicroTable& table) {
   const StartEnv& start = start_env();
   const bool child = start.group.has_value();
-  const std::string pool_dir = resolve_pool_dir(o.pool_dir);
-  check_pool_dir(pool_dir);
-  const PmemProbe probe = probe_pool_dir(pool_dir);
-  const PersistencePolicy base =
-      resolve_persistence(o.persistence, probe.granularity == "byte" || pmem_has_auto_flush() == 1);
-  refuse_unapplied(o, selection);
-
-  // Expand and check every point before anything runs.
-  std::vector<Planned> plan;
-  for (const Resolved& sel : selection) {
-    const BenchSpec& b = *sel.bench;
-    std::vector<std::vector<Scalar>> values;
-    std::vector<std::string> shown;
-    for (size_t i = 0; i < b.axes.size(); ++i) {
-      values.push_back(parse_axis(b.axes[i], sel.axes[i].second));
-      if (values.back().size() > 1) shown.push_back(b.axes[i].name);
-    }
-    if (shown.empty() && !b.axes.empty()) shown.push_back(b.axes.front().name);
-    for (Point& p : product(b.axes, values)) {
-      Planned pl{&sel, std::move(p), base, {}, shown};
-      if (pl.point.has("movnt-threshold")) {
-        pl.policy.movnt_threshold = static_cast<uint64_t>(pl.point.integer("movnt-threshold"));
-      }
-      pl.need = need_of(b, pl.point, pl.policy);
-      for (const char* axis : {"size", "io"}) {
-        if (pl.point.has(axis) && sel.scalars.region > 0 &&
-            static_cast<uint64_t>(pl.point.integer(axis)) > sel.scalars.region) {
-          throw UsageError(
-              fmt::format("--{} {} does not fit in --region {} bytes; accepted: sizes "
-                          "up to the region",
-                          axis, pl.point.integer(axis), sel.scalars.region));
-        }
-      }
-      const BenchEnv env = make_env(pl, o, pool_dir, probe);  // refuses a bad placement
-      if (b.check != nullptr) b.check(pl.point, env);
-      check_point_footprint(pl, env);
-      plan.push_back(std::move(pl));
-    }
-  }
-
-  if (!child) {
-    if (!optimized_build()) {
-      fmt::print(stderr,
-                 "pmemids: warning: this binary was built without optimisation ({}); its timings "
-                 "do not represent the primitives\n",
-                 PMEMIDS_BUILD_TYPE);
-    }
-    if (!probe.real) {
-      fmt::print(stderr,
-                 "pmemids: warning: PMEM is EMULATED: '{}' is on {} ({} granularity, no DAX); "
-                 "media effects (256-B XPLine, XPBuffer, XPPrefetcher) cannot show. Records say "
-                 "\"pmem\": \"emulated\".\n",
-                 pool_dir, probe.fs, probe.granularity);
-    }
-    if (base.domain.emulated) {
-      fmt::print(stderr,
-                 "pmemids: warning: --domain eadr is emulated: flushes are skipped, fences kept "
-                 "(libpmem's too, through PMEM_NO_FLUSH=1 in a child)\n");
-    }
-  }
-  if (o.cpu_node) run_on_node(*o.cpu_node);
-  if (o.mem_node) bind_memory(*o.mem_node);
-
-  const nlohmann::json context = micro_context(pool_dir, probe, base);
-  const std::string out = o.out.empty() ? default_out() : o.out;
-  check_results_output(out, "--out");
-  install_stop_signals();
-  size_t width = 5;  // "point"
-  for (const Planned& pl : plan) width = std::max(width, pl.point.text(pl.shown).size());
-  if (!child) print_table_header(stdout, width);
-
-  // Points run in plan order; the points this process cannot serve run in a
-  // child per requirement, when the first of them comes up. A child runs only
-  // its requirement's points.
   std::vector<std::string> delegated;
-  for (size_t i = 0; i < plan.size(); ++i) {
-    const Planned& pl = plan[i];
+  for (size_t i = 0; i < plan.points.size(); ++i) {
+    const Planned& pl = plan.points[i];
     const std::string key = pl.need.key();
     if (child) {
       if (key != *start.group) continue;
@@ -305,10 +305,32 @@ void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
       }
       continue;
     }
-    fmt::print(stderr, "pmemids: [{}/{}] micro {} {}\n", i + 1, plan.size(), pl.sel->bench->name,
-               pl.point.text());
-    run_point(pl, o, pool_dir, probe, context, out, width);
+    fmt::print(stderr, "pmemids: [{}/{}] micro {} {}\n", i + 1, plan.points.size(),
+               pl.sel->bench->name, pl.point.text());
+    table.point(pl.point.text(pl.shown));
+    run_point(pl, o, plan, reporter);
   }
+}
+
+}  // namespace
+
+void run_micro(const std::vector<Resolved>& selection, const MicroOptions& o) {
+  const bool child = start_env().group.has_value();
+  const MicroPlan plan = plan_micro(selection, o);
+  if (!child) warn_machine(plan);
+  if (o.cpu_node) run_on_node(*o.cpu_node);
+  if (o.mem_node) bind_memory(*o.mem_node);
+
+  nlohmann::json context = micro_context(plan.pool_dir, plan.probe, plan.base);
+  const std::string out = o.out.empty() ? default_out() : o.out;
+  check_results_output(out, "--out");
+  install_stop_signals();
+  size_t width = 5;  // "point"
+  for (const Planned& pl : plan.points) width = std::max(width, pl.point.text(pl.shown).size());
+  MicroTable table(width);
+  const Reporter reporter(out, stdout, table, std::move(context));
+  if (!child) reporter.header();
+  run_points(plan, o, reporter, table);
   if (!child) {
     print_table_footnote(stdout);
     fmt::print(stderr, "pmemids: results appended to {}\n", out);

@@ -7,7 +7,6 @@
 
 #include "micro/harness.h"
 #include "micro/region.h"
-#include "run/result.h"
 
 namespace pmemids::micro {
 namespace {
@@ -24,11 +23,6 @@ std::string prefetcher_state() {
   return access("/dev/cpu/0/msr", W_OK) == 0
              ? "as the firmware set them; pmemids does not change MSRs"
              : "not controllable here (no writable /dev/cpu/*/msr); as the firmware set them";
-}
-
-std::string cell(const nlohmann::json& v, const char* fmt_spec, double scale = 1) {
-  if (!v.is_number()) return "n/a";
-  return fmt::format(fmt::runtime(fmt_spec), v.get<double>() * scale);
 }
 
 }  // namespace
@@ -114,34 +108,48 @@ std::vector<std::string> caveats(const BenchSpec& b, const Point& p, const Bench
   return out;
 }
 
-nlohmann::json make_record(const BenchSpec& b, const nlohmann::json& context,
+namespace {
+
+// What a micro record and aggregate add to the common fields.
+void add_bench_fields(nlohmann::json& rec, const BenchSpec& b,
+                      const std::vector<std::string>& cav) {
+  rec["kind"] = "micro";
+  rec["bench"] = b.name;
+  rec["expected_here"] = cav.empty() ? nlohmann::json() : nlohmann::json(cav.front());
+}
+
+}  // namespace
+
+nlohmann::json make_record(const Reporter& reporter, const BenchSpec& b,
                            const nlohmann::json& config, const Measurement& m,
                            const std::vector<std::string>& cav) {
-  return {{"schema_version", kSchemaVersion},
-          {"kind", "micro"},
-          {"bench", b.name},
-          {"context", context},
-          {"config", config},
-          {"metrics", metrics_json(m)},
-          {"expected_here", cav.empty() ? nlohmann::json() : nlohmann::json(cav.front())},
-          {"caveats", cav}};
+  nlohmann::json rec = reporter.record(config, metrics_json(m));
+  add_bench_fields(rec, b, cav);
+  rec["caveats"] = cav;
+  return rec;
 }
 
-void print_table_header(std::FILE* out, size_t point_width) {
+nlohmann::json make_aggregate(const Repetitions& reps, const BenchSpec& b,
+                              const nlohmann::json& config, const std::vector<std::string>& cav) {
+  nlohmann::json agg = reps.aggregate(config);
+  add_bench_fields(agg, b, cav);
+  return agg;
+}
+
+void MicroTable::header(std::FILE* out) const {
   fmt::print(out, "{:<9} {:<{}} {:>3} {:>4} {:>10} {:>9} {:>8} {:>8} {:>8} {:>7} {:>7}\n", "bench",
-             "point", point_width, "thr", "rep", "Mops/s", "ns/op", "GiB/s", "p50 ns", "p99 ns",
-             "fl/op", "fe/op");
+             "point", width_, "thr", "rep", "Mops/s", "ns/op", "GiB/s", "p50 ns", "p99 ns", "fl/op",
+             "fe/op");
 }
 
-void print_table_row(std::FILE* out, const nlohmann::json& rec, const std::string& point,
-                     size_t point_width) {
+void MicroTable::row(std::FILE* out, const nlohmann::json& rec) const {
   const auto& c = rec["config"];
   const auto& m = rec["metrics"];
   const int threads = c.value("threads", 1);
   if (rec.contains("aggregate")) {
     fmt::print(
         out, "{:<9} {:<{}} {:>3} {:>4} {:>10}   median {}, min {}, max {}, cv {}\n",
-        rec["bench"].get<std::string>(), point, point_width, threads, "all",
+        rec["bench"].get<std::string>(), point_, width_, threads, "all",
         cell(m["ops_per_sec_mean"], "{:.3f}", 1e-6), cell(m["ops_per_sec_median"], "{:.3f}", 1e-6),
         cell(m["ops_per_sec_min"], "{:.3f}", 1e-6), cell(m["ops_per_sec_max"], "{:.3f}", 1e-6),
         cell(m["ops_per_sec_cv"], "{:.1f}%", 100));
@@ -151,7 +159,7 @@ void print_table_row(std::FILE* out, const nlohmann::json& rec, const std::strin
   const std::string rep =
       fmt::format("{}{}", rec.contains("warmup") ? "w" : "", c["repetition"].get<int>());
   fmt::print(out, "{:<9} {:<{}} {:>3} {:>4} {:>10} {:>9} {:>8} {:>8} {:>8} {:>7} {:>7}\n",
-             rec["bench"].get<std::string>(), point, point_width, threads, rep,
+             rec["bench"].get<std::string>(), point_, width_, threads, rep,
              cell(m["ops_per_sec"], "{:.3f}", 1e-6), cell(m["ns_per_op"], "{:.1f}"),
              cell(m["gib_per_sec"], "{:.2f}"), cell(m["latency_p50_ns"], "{:.0f}"),
              cell(m["latency_p99_ns"], "{:.0f}"), cell(m["flushes_per_op"], "{:.2f}"),

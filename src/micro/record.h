@@ -1,6 +1,6 @@
 // Micro records and the stdout table.
 //
-// Record (one JSON line per repetition, appended with run's append_record):
+// Record (one JSON line per repetition, reported as run's are: report/reporter.h):
 //   {"schema_version", "kind": "micro", "bench", "context", "config", "metrics",
 //    "expected_here", "caveats"[, "warmup": true]}
 //   context   run's context (collect_context) plus domain, flush_instruction
@@ -17,7 +17,8 @@
 //             counted_by, per_thread, timer_overhead_ns, and bench extras
 //   expected_here  null, or why this machine cannot show the effect the seeds
 //             report (the first caveat: media, NUMA, counters, cores)
-// Aggregates (--repeat > 1) are run's make_aggregate plus kind and bench.
+// Aggregates (--repeat > 1) are make_aggregate's (report/records.h) plus kind,
+// bench and expected_here.
 #pragma once
 
 #include <cstdio>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "micro/bench.h"
+#include "report/reporter.h"
 
 namespace pmemids::micro {
 
@@ -40,14 +42,29 @@ nlohmann::json metrics_json(const Measurement& m);
 // first is the record's expected_here.
 std::vector<std::string> caveats(const BenchSpec& b, const Point& p, const BenchEnv& env);
 
-nlohmann::json make_record(const BenchSpec& b, const nlohmann::json& context,
+nlohmann::json make_record(const Reporter& reporter, const BenchSpec& b,
                            const nlohmann::json& config, const Measurement& m,
                            const std::vector<std::string>& caveats);
 
-// `point_width`: the widest point text of the run, so every row's columns line up.
-void print_table_header(std::FILE* out, size_t point_width);
-void print_table_row(std::FILE* out, const nlohmann::json& record, const std::string& point,
-                     size_t point_width);
+// The aggregate of a point's repetitions, with the record's kind, bench and expected_here.
+nlohmann::json make_aggregate(const Repetitions& reps, const BenchSpec& b,
+                              const nlohmann::json& config,
+                              const std::vector<std::string>& caveats);
+
+// The table: a row per repetition and per aggregate, for the point set last.
+class MicroTable final : public Table {
+ public:
+  // `point_width`: the widest point text of the run, so every row's columns line up.
+  explicit MicroTable(size_t point_width) : width_(point_width) {}
+  // The point the next rows are of, as the table shows it.
+  void point(std::string text) { point_ = std::move(text); }
+  void header(std::FILE* out) const override;
+  void row(std::FILE* out, const nlohmann::json& record) const override;
+
+ private:
+  size_t width_;
+  std::string point_;
+};
 // What ns/op and the sampled p50/p99 mean, after the table.
 void print_table_footnote(std::FILE* out);
 

@@ -18,7 +18,10 @@ void check_thread_count(const std::string& thread_mode, int threads, const std::
   }
 }
 
-void add_run_options(CLI::App* sub, RunOptions& o) {
+namespace {
+
+// Which structures in which modes.
+void add_selection_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--ds", o.ds, "Structure(s): name, comma-separated names, or 'all'")
       ->required()
       ->check(non_empty());
@@ -27,7 +30,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
          "Mode(s): dram, pmem-volatile, pmem-persist, pmem-trans, comma-separated, or 'all'")
       ->required()
       ->check(non_empty());
-  add_workload_options(sub, o.workload);
+}
+
+// Where the pools are, how big, and whether a run keeps or reopens them.
+void add_pool_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--pool-dir", o.pool_dir,
                   "Pool directory (a DAX mount for real PMEM; tmpfs emulates it)")
       ->check(non_empty())
@@ -50,6 +56,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                 "UNSAFE: reopen without checking the pool first (saves the check's time on big "
                 "pools you trust; a corrupt pool can then crash or hang the run, and a failed "
                 "open can change the file)");
+}
+
+// How many repetitions, and where their records go.
+void add_repetition_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--repeat", o.repeat,
                   "Measured repetitions: one record each, plus an aggregate record when > 1")
       ->check(CLI::Range(1, 1000000));
@@ -62,6 +72,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(non_empty())
       ->type_name("FILE")
       ->default_str("results/<time>.jsonl");
+}
+
+// Sizes of the structures' nodes and buckets.
+void add_structure_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--load-factor", o.load_factor, "Hashtable elements per bucket")
       ->check(finite_range(0.01, 100.0));
   sub->add_option("--node-keys", o.node_keys, "B-tree / B+-tree keys per node")
@@ -69,6 +83,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->default_str("btree 10, bplustree 15");
   sub->add_option("--max-height", o.max_height, "Skiplist maximum height")
       ->check(CLI::Range(1, 64));
+}
+
+// Worker threads: how many, sharing what, under which lock, placed where.
+void add_thread_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--thread-mode", o.thread_mode,
                   "single | parallel (an instance and pool per thread, each runs the whole "
                   "workload) | concurrent (one instance, each thread its own part of the "
@@ -102,6 +120,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                   "Place structure memory and emulated pools on this NUMA node")
       ->check(node_number())
       ->default_str("the kernel's choice");
+}
+
+// How long the timed phase lasts and what it samples.
+void add_timing_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--duration", o.duration,
                   "Run for this many seconds, replaying the operation stream cyclically, "
                   "instead of operationcount operations")
@@ -124,6 +146,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
         return r == 0 || r >= 1e-9 ? "" : "a fraction in [1e-9, 1], or 0 to disable";
       })
       ->default_str(fmt::format("{}", kDefaultLatencySample));
+}
+
+// The combining stacks' knobs (ds/combining_options.h).
+void add_combining_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--wait", o.wait,
                   "Combining stacks: how a thread waits for the combiner: spin, yield, adaptive "
                   "(spin while workers <= CPUs, yield when oversubscribed)")
@@ -147,7 +173,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                   "Combining stacks: passes over the requests per session")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  add_persistence_options(sub, o.persistence);
+}
+
+// What is counted around each timed phase (counters/).
+void add_counter_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--counters", o.counters,
                   "Count over each timed phase: none, perf (hardware and software events with "
                   "perf_event_open; needs a PMU for hardware events), sim (re-run under "
@@ -165,6 +194,10 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
                   "warms them) or in the timed phase only (timed: faster, caches start empty)")
       ->check(CLI::IsMember({"load", "timed"}))
       ->capture_default_str();
+}
+
+// YCSB's client settings: a throttle and status lines.
+void add_client_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--target", o.target,
                   "Throttle to this many operations per second in total, spread over the "
                   "workers; latencies are then also measured from each operation's intended "
@@ -177,6 +210,22 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(finite_range(0.001, 86400.0))
       ->default_str("status.interval with -s, else none");
   sub->add_flag("-s", o.status, "Status lines every status.interval seconds (default 10), as YCSB");
+}
+
+}  // namespace
+
+void add_run_options(CLI::App* sub, RunOptions& o) {
+  add_selection_options(sub, o);
+  add_workload_options(sub, o.workload);
+  add_pool_options(sub, o);
+  add_repetition_options(sub, o);
+  add_structure_options(sub, o);
+  add_thread_options(sub, o);
+  add_timing_options(sub, o);
+  add_combining_options(sub, o);
+  add_persistence_options(sub, o.persistence);
+  add_counter_options(sub, o);
+  add_client_options(sub, o);
 }
 
 ClientSettings resolve_client(const RunOptions& o, const WorkloadSpec& spec) {

@@ -1,19 +1,12 @@
 #include "run/result.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include "backend/backends.h"
-#include "errors.h"
 #include "pmem/libpmem_hooks.h"
 #include "pmem/policy.h"
-#include "stats/summary.h"
-#include "util/file_checks.h"
 
 namespace pmemids {
 namespace {
@@ -69,11 +62,6 @@ json thread_spread(const std::vector<ThreadResult>& threads) {
     hi = std::max(hi, t.seconds);
   }
   return ratio(hi - lo, hi);
-}
-
-// A number, or "n/a" for null.
-std::string cell(const json& v, const char* format, double scale = 1) {
-  return v.is_number() ? fmt::format(fmt::runtime(format), v.get<double>() * scale) : "n/a";
 }
 
 // <prefix>{samples,mean_ns,p50_ns,...,max_ns} of a histogram that has samples.
@@ -209,69 +197,6 @@ std::vector<std::string> record_warnings(const nlohmann::json& record) {
   return out;
 }
 
-nlohmann::json make_aggregate(const nlohmann::json& context, nlohmann::json config,
-                              std::span<const double> ops_per_sec) {
-  const Summary s = summarize(ops_per_sec);
-  config.erase("repetition");
-  return {{"schema_version", kSchemaVersion},
-          {"aggregate", true},
-          {"context", context},
-          {"config", config},
-          {"metrics",
-           {{"repetitions", s.n},
-            {"ops_per_sec_mean", s.mean},
-            {"ops_per_sec_median", s.median},
-            {"ops_per_sec_stddev", s.stddev},
-            {"ops_per_sec_cv", s.cv},
-            {"ops_per_sec_min", s.min},
-            {"ops_per_sec_max", s.max},
-            {"ops_per_sec_ci95_low", s.ci95_low},
-            {"ops_per_sec_ci95_high", s.ci95_high}}}};
-}
-
-nlohmann::json make_record(const nlohmann::json& context, const nlohmann::json& config,
-                           const RepResult& r) {
-  return {{"schema_version", kSchemaVersion},
-          {"context", context},
-          {"config", config},
-          {"metrics", metrics_json(r)}};
-}
-
-std::string records_destination(const std::string& out) {
-  return out == kStdoutPath ? "written to stdout" : "appended to " + out;
-}
-
-void append_record(const std::string& path, const nlohmann::json& record) {
-  if (path == kStdoutPath) {
-    const std::string line =
-        record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    std::fflush(stdout);
-    for (size_t done = 0; done < line.size();) {
-      const ssize_t n = write(STDOUT_FILENO, line.data() + done, line.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0)
-        throw RuntimeError(fmt::format("cannot write records to stdout: {}", std::strerror(errno)));
-      done += static_cast<size_t>(n);
-    }
-    return;
-  }
-  create_parent_dirs(path, "result file");
-  // Invalid UTF-8 (an ignored property's value, a file name) becomes U+FFFD:
-  // a record is always valid JSON, and never lost at the end of a run.
-  const std::string line =
-      record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  // Non-blocking: a FIFO without a reader is refused (ENXIO) instead of waited on.
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw UsageError(fmt::format("cannot open result file '{}': {}", path, std::strerror(errno)));
-  const ssize_t n = write(fd, line.data(), line.size());
-  const int err = errno;
-  close(fd);
-  if (n != static_cast<ssize_t>(line.size())) {
-    throw RuntimeError(fmt::format("cannot write result file '{}': {}", path, std::strerror(err)));
-  }
-}
-
 const char* table_columns_help() {
   return R"(Table columns (stdout; stderr with --out -), one row per repetition:
   ds, mode, workload  structure, persistence mode, last workload file
@@ -287,7 +212,7 @@ const char* table_columns_help() {
                       (<op>_found / <op>_ops); for insert: the key was already there)";
 }
 
-void print_table_header(std::FILE* out) {
+void RunTable::header(std::FILE* out) const {
   fmt::print(out, "{:<14} {:<14} {:<18} {:>3} {:>4} {:>10} {:>8} {:>8} {:>8} {:>9}  {}\n", "ds",
              "mode", "workload", "thr", "rep", "Kops/s", "load s", "lines/op", "txB/op",
              "allocs/op", "found%");
@@ -312,7 +237,7 @@ std::string found_text(const nlohmann::json& metrics) {
 
 }  // namespace
 
-void print_table_row(std::FILE* out, const nlohmann::json& rec) {
+void RunTable::row(std::FILE* out, const nlohmann::json& rec) const {
   const auto& c = rec["config"];
   const auto& m = rec["metrics"];
   const auto head = fmt::format("{:<14} {:<14} {:<18} {:>3}", c["ds"].get<std::string>(),

@@ -1,9 +1,7 @@
-// Result records (one JSON object per repetition, appended as one line to a
-// JSON-lines file) and the short stdout table.
-//
-// Record: {"schema_version", "context", "config", "metrics"}, plus "warmup": true
-// on a discarded warm-up repetition and "aggregate": true on the summary of a
-// configuration's repetitions. Metric names carry their units; per-op costs
+// The metrics of a run's repetition and the short table of run's records
+// (report/records.h: the records themselves, one per repetition plus "warmup":
+// true on a discarded warm-up and the aggregate of a configuration's
+// repetitions). Metric names carry their units; per-op costs
 // divide the timed phase's counters by its operations; latency metrics
 // (latency_<op>_{mean,p50,p90,p99,p999,p9999,max}_ns) appear for sampled op types,
 // and under a target rate intended_latency_<op>_* too (from each sample's due
@@ -18,15 +16,13 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <span>
 #include <string>
 #include <vector>
 
+#include "report/reporter.h"
 #include "run/runner.h"
 
 namespace pmemids {
-
-inline constexpr int kSchemaVersion = 1;
 
 // A timed phase shorter than this is flagged (short_timed_phase) and warned about.
 inline constexpr double kShortTimedPhaseSeconds = 0.2;
@@ -40,30 +36,15 @@ nlohmann::json metrics_json(const RepResult& r);
 // ended a --duration run early. One line each, without prefix.
 std::vector<std::string> record_warnings(const nlohmann::json& record);
 
-nlohmann::json make_record(const nlohmann::json& context, const nlohmann::json& config,
-                           const RepResult& r);
-
-// The aggregate record of a configuration's measured repetitions: mean, median,
-// stddev, coefficient of variation, min, max and 95% confidence interval of
-// ops_per_sec (null where undefined, e.g. stddev of one repetition).
-nlohmann::json make_aggregate(const nlohmann::json& context, nlohmann::json config,
-                              std::span<const double> ops_per_sec);
-
-// Appends one line, written with a single write() so a record is whole or absent.
-// The path "-" (kStdoutPath) is standard output.
-inline constexpr const char* kStdoutPath = "-";
-void append_record(const std::string& path, const nlohmann::json& record);
-
-// Where the human-readable table goes: stdout, unless the records do.
-inline std::FILE* table_stream(const std::string& out) {
-  return out == kStdoutPath ? stderr : stdout;
-}
-// "appended to <path>" or "written to stdout", for the closing message.
-std::string records_destination(const std::string& out);
-
 // What each column of the table means (`pmemids run --help`).
 const char* table_columns_help();
-void print_table_header(std::FILE* out);
-void print_table_row(std::FILE* out, const nlohmann::json& record);
+
+// run's table: a row per repetition (and its sampled latencies beneath), a
+// row per aggregate.
+class RunTable final : public Table {
+ public:
+  void header(std::FILE* out) const override;
+  void row(std::FILE* out, const nlohmann::json& record) const override;
+};
 
 }  // namespace pmemids

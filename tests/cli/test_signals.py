@@ -26,7 +26,10 @@ def start(binary: Path, *args: str) -> tuple[subprocess.Popen, list[str]]:
     p = subprocess.Popen([str(binary), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          text=True, env=env)
     lines: list[str] = []
-    threading.Thread(target=lambda: lines.extend(p.stderr), daemon=True).start()
+    # Read until the process closes stderr; stop() joins it, so that the last
+    # lines (the interruption's message) are in `lines` before a test reads them.
+    p.reader = threading.Thread(target=lambda: lines.extend(p.stderr), daemon=True)
+    p.reader.start()
     return p, lines
 
 
@@ -46,7 +49,9 @@ def stop(p: subprocess.Popen, sig: int) -> int:
     time.sleep(0.3)  # inside the phase, not at its first instruction
     p.send_signal(sig)
     try:
-        return p.wait(timeout=TIMEOUT_S)
+        code = p.wait(timeout=TIMEOUT_S)
+        p.reader.join(timeout=TIMEOUT_S)
+        return code
     except subprocess.TimeoutExpired:
         p.kill()
         pytest.fail("did not stop within the timeout after the signal")

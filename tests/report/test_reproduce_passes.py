@@ -24,17 +24,22 @@ def test_counts_claims_decided_here_by_their_measured_outcome(tmp_path):
     records = [verdict("a", "reproduced"), verdict("b", "within noise", 3, "budget", 180),
                verdict("c", "not reproduced", 12, klass="media property"),
                verdict("d", "not measurable here", ran=0),
-               verdict("e", "within noise", 3, klass="not measurable here")]
+               verdict("e", "within noise", 3, klass="not measurable here"),
+               verdict("f", "within noise", 3, klass="reproduced"),
+               verdict("g", "reproduced", 3, klass="sanity")]
     col = passes.column(records)
-    assert col["claims decided here"] == "3"
+    assert col["claims decided here"] == "5"
     assert col["ran, a requirement not met"] == "1"
     assert col["not run (hardware, scale)"] == "1"
-    assert (col["reproduced"], col["not reproduced"], col["within noise"]) == ("1", "1", "1")
-    assert col["within noise, share"] == "33%"
-    assert col["rounds per claim, median (range)"] == "5 (3-12)"
-    assert col["stopped"] == "2 decided, 1 budget"
+    # the verdict decides (f: a labelled check measured within noise), a label's outcome
+    # stands in for it (c: a media property measured not reproduced), sanity apart
+    assert (col["reproduced"], col["not reproduced"], col["within noise"]) == ("2", "1", "1")
+    assert col["sanity"] == "1"
+    assert col["within noise, share"] == "20%"
+    assert col["rounds per claim, median (range)"] == "3 (3-12)"
+    assert col["stopped"] == "4 decided, 1 budget"
     assert col["minutes per claim, median (range)"] == "1.0 (1.0-3.0)"
-    assert col["minutes, all claims"] == "5"
+    assert col["minutes, all claims"] == "7"
 
 
 def test_agreement_counts_claims_decided_in_both_and_names_those_that_differ():

@@ -69,7 +69,9 @@ void lifo_against_oracle(DS& ds, const LifoRun& run) {
         oracle.pop_back();
       }
     }
-    if (i % 100 == 0) ASSERT_NO_FATAL_FAILURE(matches());
+    if (i % 100 == 0) {
+      ASSERT_NO_FATAL_FAILURE(matches());
+    }
   }
   ASSERT_NO_FATAL_FAILURE(matches());
 }

@@ -23,7 +23,7 @@ from itertools import combinations
 from pathlib import Path
 
 from .table import TableError, latest
-from .verdict import NOISE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED
+from .verdict import NOISE, NOT_MEASURABLE, NOT_REPRODUCED, REPRODUCED, SANITY
 
 PROG = "pmemids_report.reproduce.passes"
 DECIDED = (REPRODUCED, NOT_REPRODUCED)
@@ -40,6 +40,11 @@ def runnable(verdicts: list[dict]) -> list[dict]:
     return [v for v in ran(verdicts) if v.get("class") != NOT_MEASURABLE]
 
 
+def result(v: dict) -> str | None:
+    """The claim's verdict class, or the measured outcome when a label took its place."""
+    return v.get("class") if v.get("class") in (*DECIDED, NOISE, SANITY) else v.get("outcome")
+
+
 def _median_span(values: list[float], fmt: str) -> str:
     if not values:
         return "n/a"
@@ -51,7 +56,7 @@ def column(verdicts: list[dict]) -> dict[str, str]:
     """One pass's cells, by row name."""
     runs = runnable(verdicts)
     n = len(runs)
-    outcome = {k: sum(1 for v in runs if v.get("outcome") == k) for k in (*DECIDED, NOISE)}
+    outcome = {k: sum(1 for v in runs if result(v) == k) for k in (*DECIDED, NOISE, SANITY)}
     minutes = [v["seconds"] / 60 for v in runs if isinstance(v.get("seconds"), int | float)]
     loads = [v["load_average"][0] for v in runs if v.get("load_average")]
     stops = {k: sum(1 for v in runs if v["rounds"].get("stopped") == k) for k in STOPS}
@@ -71,8 +76,8 @@ def column(verdicts: list[dict]) -> dict[str, str]:
 
 def agreement(a: list[dict], b: list[dict]) -> tuple[int, list[str]]:
     """(claims both passes decided, those of them whose outcomes differ)."""
-    left = {v["claim"]["id"]: v.get("outcome") for v in runnable(a)}
-    right = {v["claim"]["id"]: v.get("outcome") for v in runnable(b)}
+    left = {v["claim"]["id"]: result(v) for v in runnable(a)}
+    right = {v["claim"]["id"]: result(v) for v in runnable(b)}
     both = sorted(k for k in left.keys() & right.keys()
                   if left[k] in DECIDED and right[k] in DECIDED)
     return len(both), [f"{k} ({left[k]} / {right[k]})" for k in both if left[k] != right[k]]
@@ -105,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         passes = dict(_pass(a) for a in args.passes)
         print(markdown({label: latest(path) for label, path in passes.items()}), end="")
     except TableError as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
+        print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     return 0
 
