@@ -47,4 +47,15 @@ concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w)
   b.persist(cp, n);
 };
 
+// A durable backend whose allocations are not failure-atomic with the stores
+// that publish or unlink them (pmem-persist): a crash can leave objects
+// allocated but unreachable, and recovery frees them with free_unreachable
+// (repair_leaks, pmemids/structure.h). A leak left after that repair is a
+// crash-consistency violation; under a durable backend without it (pmem-trans:
+// allocation inside the transaction) any leak is.
+template <class B>
+concept RepairsLeaks = requires(B& b) {
+  b.free_unreachable([](auto&&) {});
+};
+
 }  // namespace pmemids

@@ -3,7 +3,9 @@
 //
 //   type          the benchmarked backend (its kMode is the mode; kDurable:
 //                 what it writes survives the process, so it reopens pools
-//                 and `pmemids crash` tests it)
+//                 and `pmemids crash` tests it; RepairsLeaks,
+//                 include/pmemids/backend.h: recovery frees what a crash
+//                 leaked, so only a leak left after repair is a violation)
 //   checking      the checking ("shadow") backend `pmemids crash` runs in its
 //                 place (backend/shadow.h): durable modes only, void elsewhere
 //   name          --mode's spelling, and the records'
@@ -95,6 +97,7 @@ struct ModeInfo {
   Mode mode;
   std::string_view name;
   bool durable;
+  bool repairs_leaks;
   LockKind default_lock;
   uint64_t min_pool_bytes;
   LibFlushes lib_flushes;
@@ -106,7 +109,8 @@ inline constexpr std::array<ModeInfo, kModeCount> kModeInfo = std::apply(
     [](const auto&... e) {
       return std::array<ModeInfo, kModeCount>{
           ModeInfo{std::remove_cvref_t<decltype(e)>::type::kMode, e.name,
-                   std::remove_cvref_t<decltype(e)>::type::kDurable, e.default_lock,
+                   std::remove_cvref_t<decltype(e)>::type::kDurable,
+                   RepairsLeaks<typename std::remove_cvref_t<decltype(e)>::type>, e.default_lock,
                    e.min_pool_bytes, e.lib_flushes}...};
     },
     kBackendList);

@@ -164,7 +164,7 @@ nlohmann::json crash_metrics(const CrashReport& r, const DsEntry& e, Mode m) {
       {"leaks_after_repair", r.leaks_after_repair},
       {"pmempool_failures", r.pmempool_failures},
       {"recovery_crashes", r.recovery_crashes},
-      {"violation", r.violation(m == Mode::kTrans)},
+      {"violation", r.violation(!mode_info(m).repairs_leaks)},
   };
 }
 
@@ -179,7 +179,7 @@ struct Violations {
 // values are the design's.
 void explain(const CrashReport& r, const DsEntry& e, Mode m, Violations& v) {
   for (const auto& f : r.failures) fmt::print(stderr, "  {} {}: {}\n", e.name, mode_name(m), f);
-  const bool violation = r.violation(m == Mode::kTrans);
+  const bool violation = r.violation(!mode_info(m).repairs_leaks);
   if (violation) {
     (e.failure_atomic(m) ? v.unexpected : v.designed)
         .push_back(fmt::format("{} {}", e.name, mode_name(m)));

@@ -309,6 +309,26 @@ TEST(BackendList, DefaultLocksFitTheirModes) {
   }
 }
 
+// Leak repair belongs to the backend: a checking backend repairs as the
+// backend it stands for does (so `pmemids crash` recovers as a reopened run
+// does), a volatile backend keeps nothing to repair, and the list says so per
+// mode. pmem-persist repairs what a crash leaked; pmem-trans allocates inside
+// its transactions, so any leak there is a violation (docs/crash.md).
+TEST(BackendList, LeakRepairIsTheBackendsOwn) {
+  for_each_backend([&](const auto& entry) {
+    using E = std::remove_cvref_t<decltype(entry)>;
+    using B = typename E::type;
+    EXPECT_EQ(mode_info(B::kMode).repairs_leaks, RepairsLeaks<B>) << entry.name;
+    if constexpr (B::kDurable) {
+      EXPECT_EQ(RepairsLeaks<typename E::checking>, RepairsLeaks<B>) << entry.name;
+    } else {
+      EXPECT_FALSE(RepairsLeaks<B>) << entry.name;
+    }
+  });
+  EXPECT_TRUE(mode_info(Mode::kPersist).repairs_leaks);
+  EXPECT_FALSE(mode_info(Mode::kTrans).repairs_leaks);
+}
+
 TEST(Registry, MisfitsNameTheStructuresThatFit) {
   const std::string set_on_kv =
       message_of([] { check_fits(find_ds("hashtable"), OpSet::kSet, Mode::kDram); });
