@@ -29,10 +29,23 @@ const std::vector<MediaProfile>& media_profiles() {
   return profiles;
 }
 
+namespace {
+
+// --domain's help: each domain of the table with what it does, then auto.
+std::string domain_help() {
+  std::string out = "Persistence domain: ";
+  for (const DomainInfo& d : kDomainTable) {
+    out +=
+        fmt::format("{} ({}{}), ", d.name, d.flushes ? "flush and fence" : "fences only",
+                    d.emulatable ? "; emulated when the platform's caches are not persistent" : "");
+  }
+  return out + "auto (the platform's)";
+}
+
+}  // namespace
+
 void add_persistence_options(CLI::App* sub, PersistenceOptions& o) {
-  sub->add_option("--domain", o.domain,
-                  "Persistence domain: adr (flush and fence), eadr (fences only; emulated "
-                  "when the platform's caches are not persistent), auto (the platform's)")
+  sub->add_option("--domain", o.domain, domain_help())
       ->check(CLI::IsMember(domain_choices()))
       ->capture_default_str();
   sub->add_option("--flush", o.flush,
@@ -120,11 +133,12 @@ PersistencePolicy resolve_persistence(const PersistenceOptions& o, bool platform
 void warn_policy(const PersistencePolicy& p) {
   if (p.domain.emulated) {
     fmt::print(stderr,
-               "pmemids: warning: eADR is EMULATED: this machine's CPU caches are not "
+               "pmemids: warning: {} is EMULATED: this machine's CPU caches are not "
                "persistent; pmemids{} skip their cache-line write-backs and keep every "
                "fence, so pools written by this run are NOT crash-safe here. Records say "
-               "\"domain\": \"eadr-emulated\".\n",
-               lib_hooks_bound() ? " and libpmemobj" : "");
+               "\"domain\": \"{}\".\n",
+               domain_info(p.domain.domain).title, lib_hooks_bound() ? " and libpmemobj" : "",
+               p.domain.label());
   }
   if (!p.domain.flushes() && !lib_hooks_bound()) {
     fmt::print(stderr,

@@ -41,8 +41,9 @@ struct PowerFailure {
 
 struct DomainInfo {
   Domain domain;
-  std::string_view name;  // --domain's spelling, and the records'
-  bool flushes;           // pmemids (and libpmemobj) write lines back under it
+  std::string_view name;   // --domain's spelling, and the records'
+  std::string_view title;  // in messages ("eADR is EMULATED")
+  bool flushes;            // pmemids (and libpmemobj) write lines back under it
   // It needs persistent caches: asked on a platform without them it runs
   // emulated, and on a platform with them `--domain auto` picks it.
   bool emulatable;
@@ -52,11 +53,13 @@ struct DomainInfo {
 inline constexpr DomainInfo kDomainTable[] = {
     {.domain = Domain::kAdr,
      .name = "adr",
+     .title = "ADR",
      .flushes = true,
      .emulatable = false,
      .crash_model = {.unflushed_lines_lost = true}},
     {.domain = Domain::kEadr,
      .name = "eadr",
+     .title = "eADR",
      .flushes = false,
      .emulatable = true,
      .crash_model = {.unflushed_lines_lost = false}},

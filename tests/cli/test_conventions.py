@@ -191,6 +191,24 @@ def test_completion_of_crash_follows_the_durable_modes(pmemids, completion):
     assert set(complete(completion, "crash", "--ds", "")) == {e["ds"] for e in entries if e["crash_modes"]}
 
 
+def test_help_names_every_mode_and_domain(pmemids):
+    # run's --mode help, --lock's default and --domain's help follow the backend list
+    # and the domain table: each names every mode and domain `list --json` reports.
+    entries = json.loads(pmemids("list", "--json").stdout)
+    modes = {m for e in entries for m in e["modes"]}
+    domains = {d for e in entries for d in e["domains"]}
+    r = pmemids("run", "--help")
+    assert r.returncode == 0, r.describe()
+    blocks = {b.split()[0]: b for b in re.split(r"\n(?=  +-)", r.stdout) if b.split()}
+
+    def named(word: str, block: str) -> bool:
+        return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", block) is not None
+
+    assert modes and all(named(m, blocks["--mode"]) for m in modes), blocks["--mode"]
+    assert all(named(m, blocks["--lock"]) for m in modes), blocks["--lock"]
+    assert domains and all(named(d, blocks["--domain"]) for d in domains), blocks["--domain"]
+
+
 def test_completion_of_properties_files_and_numbers(completion, tmp_path):
     assert "recordcount=" in complete(completion, "run", "-p", "rec")
     (tmp_path / "wl-one").write_text("recordcount=1\n")
