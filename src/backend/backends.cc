@@ -8,8 +8,8 @@ namespace pmemids {
 
 std::string_view mode_name(Mode m) { return mode_info(m).name; }
 
-std::string durable_mode_names() {
-  return mode_names([](const ModeInfo& i) { return i.durable; });
+std::string durable_mode_names(std::string_view separator) {
+  return mode_names([](const ModeInfo& i) { return i.durable; }, separator);
 }
 
 std::vector<Mode> durable_modes() {

@@ -45,19 +45,16 @@ std::vector<const char*> default_properties(OpSet s) {
 
 std::vector<Mode> select_modes(const std::string& arg) {
   if (arg.empty()) return durable_modes();
-  const auto durable_ones = [](const char* sep) {
-    return mode_names([](const ModeInfo& i) { return i.durable; }, sep);
-  };
   std::vector<Mode> out;
   for (const auto& name : split_distinct(arg, "--mode")) {
     const auto m = mode_named(name);
     if (!m) {
       throw UsageError(
-          fmt::format("unknown mode '{}'; crash-testable modes: {}", name, durable_ones(", ")));
+          fmt::format("unknown mode '{}'; crash-testable modes: {}", name, durable_mode_names()));
     }
     if (!durable(*m)) {
       throw UsageError(fmt::format("--mode {}: nothing to crash-test (it keeps nothing); use {}",
-                                   name, durable_ones(" or ")));
+                                   name, durable_mode_names(" or ")));
     }
     out.push_back(*m);
   }
