@@ -156,42 +156,40 @@ std::string mode_names(Keep&& keep, std::string_view separator = ", ") {
 // the benchmarked backend a checking backend stands for (used to reopen
 // images; any other backend stands for itself).
 namespace backends_detail {
-template <class B, class... E>
-struct Checking {
-  using type = void;
+template <class E>
+using TypeOf = typename E::type;
+template <class E>
+using CheckingOf = typename E::checking;
+// To<E> of the first entry E whose From<E> is T, else Default.
+template <class T, template <class> class From, template <class> class To, class Default,
+          class... E>
+struct Match {
+  using type = Default;
 };
-template <class B, class E, class... R>
-struct Checking<B, E, R...> {
-  using type = std::conditional_t<std::is_same_v<B, typename E::type>, typename E::checking,
-                                  typename Checking<B, R...>::type>;
+template <class T, template <class> class From, template <class> class To, class Default, class E,
+          class... R>
+struct Match<T, From, To, Default, E, R...> {
+  using type = std::conditional_t<std::is_same_v<T, From<E>>, To<E>,
+                                  typename Match<T, From, To, Default, R...>::type>;
 };
-template <class C, class... E>
-struct Plain {
-  using type = C;
-};
-template <class C, class E, class... R>
-struct Plain<C, E, R...> {
-  using type = std::conditional_t<std::is_same_v<C, typename E::checking>, typename E::type,
-                                  typename Plain<C, R...>::type>;
-};
-template <template <class, class...> class Find, class T, class List>
-struct In;
-template <template <class, class...> class Find, class T, class... E>
-struct In<Find, T, std::tuple<E...>> {
-  using type = typename Find<T, E...>::type;
-};
-using List = std::remove_cvref_t<decltype(kBackendList)>;
+template <class T, template <class> class From, template <class> class To, class Default,
+          class List = std::remove_cvref_t<decltype(kBackendList)>>
+struct InList;
+template <class T, template <class> class From, template <class> class To, class Default,
+          class... E>
+struct InList<T, From, To, Default, std::tuple<E...>> : Match<T, From, To, Default, E...> {};
 }  // namespace backends_detail
 
 template <class B>
 struct ShadowOf {
-  using type =
-      typename backends_detail::In<backends_detail::Checking, B, backends_detail::List>::type;
+  using type = typename backends_detail::InList<B, backends_detail::TypeOf,
+                                                backends_detail::CheckingOf, void>::type;
   static_assert(!std::is_void_v<type>, "no checking backend: not a durable backend of the list");
 };
 template <class C>
 struct PlainOf {
-  using type = typename backends_detail::In<backends_detail::Plain, C, backends_detail::List>::type;
+  using type = typename backends_detail::InList<C, backends_detail::CheckingOf,
+                                                backends_detail::TypeOf, C>::type;
 };
 
 }  // namespace pmemids
