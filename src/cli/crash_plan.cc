@@ -4,10 +4,12 @@
 
 #include <algorithm>
 
+#include "backend/backends.h"
 #include "backend/pool.h"
 #include "crash/crash.h"
 #include "errors.h"
 #include "options/lists.h"
+#include "pmem/domain.h"
 #include "registry/footprint.h"
 #include "registry/registry.h"
 #include "util/capacity.h"
@@ -208,11 +210,14 @@ CrashPlan plan_crash(const CrashCliOptions& o) {
 void resolve_domain(CrashPlan& plan, const CrashCliOptions& o) {
   plan.probe = probe_pool_dir(plan.pool_dir);
   plan.policy = resolve_persistence(o.persistence, plan.probe.platform_eadr());
-  if (o.store_buffer_loss == "suffix" && plan.policy.domain.flushes()) {
+  const DomainInfo& domain = domain_info(plan.policy.domain.domain);
+  if (o.store_buffer_loss == "suffix" && domain.crash_model.unflushed_lines_lost) {
     throw UsageError(fmt::format(
-        "--store-buffer-loss suffix needs --domain eadr (the domain is {}: under ADR every "
+        "--store-buffer-loss suffix needs --domain {} (the domain is {}: under {} every "
         "store not written back and fenced is lost already)",
-        plan.policy.domain.label()));
+        domain_names([](const DomainInfo& d) { return !d.crash_model.unflushed_lines_lost; },
+                     " or "),
+        plan.policy.domain.label(), domain.title));
   }
   if (o.all) {
     drop_unsafe_pairs(plan.pairs, plan.policy.domain.domain, o.unsafe);

@@ -105,4 +105,15 @@ std::optional<DomainChoice> choose_domain(std::string_view requested, bool platf
 // The names choose_domain accepts: every domain's, then "auto".
 std::vector<std::string> domain_choices();
 
+// The names of the domains `keep` accepts (a DomainInfo), joined by
+// `separator` ("adr, eadr"), for messages and help texts.
+template <class Keep>
+std::string domain_names(Keep&& keep, std::string_view separator = ", ") {
+  std::string out;
+  for (const DomainInfo& d : kDomainTable) {
+    if (keep(d)) out += std::string(out.empty() ? "" : separator) + std::string(d.name);
+  }
+  return out;
+}
+
 }  // namespace pmemids

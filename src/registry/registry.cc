@@ -84,14 +84,11 @@ void check_fits(const DsEntry& e, OpSet workload, Mode m) {
 
 void check_domain(const DsEntry& e, Mode m, Domain d, bool unsafe) {
   if (!durable(m) || e.crash_safe(d) || unsafe) return;
-  std::string ok;
-  for (Domain x : kAllDomains) {
-    if (e.crash_safe(x)) ok += (ok.empty() ? "" : ", ") + std::string(domain_name(x));
-  }
   throw UsageError(fmt::format(
       "{} is crash-consistent only under --domain {}, not {}; pass --unsafe to run it anyway "
       "(a negative control for `pmemids crash`)",
-      e.name, ok, domain_name(d)));
+      e.name, domain_names([&](const DomainInfo& x) { return e.crash_safe(x.domain); }),
+      domain_name(d)));
 }
 
 void drop_unsafe_pairs(std::vector<std::pair<const DsEntry*, Mode>>& pairs, Domain d, bool unsafe) {

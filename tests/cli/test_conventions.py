@@ -192,21 +192,29 @@ def test_completion_of_crash_follows_the_durable_modes(pmemids, completion):
 
 
 def test_help_names_every_mode_and_domain(pmemids):
-    # run's --mode help, --lock's default and --domain's help follow the backend list
-    # and the domain table: each names every mode and domain `list --json` reports.
+    # run's --mode help, --lock's default and --domain's help, and crash's --mode and
+    # --model help follow the backend list and the domain table: each names every mode
+    # (crash: every durable one) and domain `list --json` reports.
     entries = json.loads(pmemids("list", "--json").stdout)
     modes = {m for e in entries for m in e["modes"]}
+    durable = {m for e in entries for m in e["crash_modes"]}
     domains = {d for e in entries for d in e["domains"]}
-    r = pmemids("run", "--help")
-    assert r.returncode == 0, r.describe()
-    blocks = {b.split()[0]: b for b in re.split(r"\n(?=  +-)", r.stdout) if b.split()}
+
+    def options(command: str) -> dict[str, str]:
+        r = pmemids(command, "--help")
+        assert r.returncode == 0, r.describe()
+        return {b.split()[0]: b for b in re.split(r"\n(?=  +-)", r.stdout) if b.split()}
 
     def named(word: str, block: str) -> bool:
         return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", block) is not None
 
-    assert modes and all(named(m, blocks["--mode"]) for m in modes), blocks["--mode"]
-    assert all(named(m, blocks["--lock"]) for m in modes), blocks["--lock"]
-    assert domains and all(named(d, blocks["--domain"]) for d in domains), blocks["--domain"]
+    run, crash = options("run"), options("crash")
+    assert modes and all(named(m, run["--mode"]) for m in modes), run["--mode"]
+    assert all(named(m, run["--lock"]) for m in modes), run["--lock"]
+    assert domains and all(named(d, run["--domain"]) for d in domains), run["--domain"]
+    assert durable and all(named(m, crash["--mode"]) for m in durable), crash["--mode"]
+    assert not any(named(m, crash["--mode"]) for m in modes - durable), crash["--mode"]
+    assert all(named(d, crash["--model"]) for d in domains), crash["--model"]
 
 
 def test_completion_of_properties_files_and_numbers(completion, tmp_path):
