@@ -32,6 +32,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -290,6 +291,8 @@ def parse(argv):
 
 def main(argv=None):
     a = parse(argv)
+    # SIGTERM unwinds like an error: the running side is killed and its pool removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     a.pool_dir = os.environ.get('PMEMIDS_POOL_DIR', '/dev/shm/pmemids-peers')
     try:
         os.makedirs(a.pool_dir, exist_ok=True)
