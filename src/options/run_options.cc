@@ -7,6 +7,7 @@
 #include "counters/perf_events.h"
 #include "errors.h"
 #include "options/validators.h"
+#include "registry/registry.h"
 
 namespace pmemids {
 
@@ -74,15 +75,10 @@ void add_repetition_options(CLI::App* sub, RunOptions& o) {
       ->default_str("results/<time>.jsonl");
 }
 
-// Sizes of the structures' nodes and buckets.
+// The structures' knobs: what each structure declares (ds/traits.h, kKnobs),
+// once per knob of the catalog.
 void add_structure_options(CLI::App* sub, RunOptions& o) {
-  sub->add_option("--load-factor", o.load_factor, "Hashtable elements per bucket")
-      ->check(finite_range(0.01, 100.0));
-  sub->add_option("--node-keys", o.node_keys, "B-tree / B+-tree keys per node")
-      ->check(CLI::Range(3, 1024))
-      ->default_str("btree 10, bplustree 15");
-  sub->add_option("--max-height", o.max_height, "Skiplist maximum height")
-      ->check(CLI::Range(1, 64));
+  add_knob_options(sub, all_knobs(), o.knobs);
 }
 
 // Worker threads: how many, sharing what, under which lock, placed where.
@@ -148,33 +144,6 @@ void add_timing_options(CLI::App* sub, RunOptions& o) {
       ->default_str(fmt::format("{}", kDefaultLatencySample));
 }
 
-// The combining stacks' knobs (ds/combining_options.h).
-void add_combining_options(CLI::App* sub, RunOptions& o) {
-  sub->add_option("--wait", o.wait,
-                  "Combining stacks: how a thread waits for the combiner: spin, yield, adaptive "
-                  "(spin while workers <= CPUs, yield when oversubscribed)")
-      ->check(CLI::IsMember({"spin", "yield", "adaptive"}))
-      ->capture_default_str();
-  sub->add_flag("--combiner-yield", o.combiner_yield,
-                "Combining stacks: the combiner yields the CPU after each session");
-  sub->add_option("--persist-requests", o.persist_requests,
-                  "stack-dfc, stack-dfc-flat: threads persist their announcements (on) or leave "
-                  "it to the combiner (off)")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
-  sub->add_option("--elimination", o.elimination,
-                  "Combining stacks: answer push/pop pairs of a session directly")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
-  sub->add_option("--recycle", o.recycle, "Combining stacks: return popped nodes to the node pool")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
-  sub->add_option("--combining-rounds", o.combining_rounds,
-                  "Combining stacks: passes over the requests per session")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-}
-
 // What is counted around each timed phase (counters/).
 void add_counter_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--counters", o.counters,
@@ -222,7 +191,6 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
   add_structure_options(sub, o);
   add_thread_options(sub, o);
   add_timing_options(sub, o);
-  add_combining_options(sub, o);
   add_persistence_options(sub, o.persistence);
   add_counter_options(sub, o);
   add_client_options(sub, o);

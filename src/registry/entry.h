@@ -63,6 +63,8 @@ DsEntry make_entry(const std::array<CrashFn, 4>& crash) {
       .harness = D::kHarness,
       .torn_modes = torn_modes<D>(),
       .torn_value_modes = torn_value_modes<D>(),
+      .knobs = knobs_of<D>(),
+      .metrics = metrics_of<D>(),
       .element_bytes = {element_bytes_of<DS, DramBackend>(),
                         element_bytes_of<DS, VolatileBackend>(),
                         element_bytes_of<DS, PersistBackend>(),

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,8 +30,10 @@ struct DsEntry {
   ModeSet modes;
   DomainSet domains;
   bool harness;
-  ModeSet torn_modes;        // durable modes not failure-atomic by design (ds/traits.h)
-  ModeSet torn_value_modes;  // durable modes whose overwrites can tear (ds/traits.h)
+  ModeSet torn_modes;                  // durable modes not failure-atomic by design (ds/traits.h)
+  ModeSet torn_value_modes;            // durable modes whose overwrites can tear (ds/traits.h)
+  std::span<const Knob* const> knobs;  // the knobs it reads (ds/traits.h)
+  std::span<const Metric> metrics;     // what it counts about itself (ds/traits.h)
   std::array<uint64_t (*)(uint32_t), 4> element_bytes;  // indexed by Mode; null: unsupported
   // The structure's own estimate of its bytes (elements, arrays, allocator
   // overhead) for these options: what the default pool size is derived from.
@@ -54,6 +57,10 @@ void add_index(DsEntry e);
 // UsageError naming the accepted names when not found.
 const DsEntry& find_ds(std::string_view name);
 Mode find_mode(std::string_view name);
+
+// Every knob some entry reads, once each (by name), in the order of first
+// appearance: what `run` accepts as options.
+const std::vector<const Knob*>& all_knobs();
 
 // Names of the (non-harness) entries `keep` accepts, comma-separated, for
 // messages; "none" when there are none.

@@ -12,9 +12,27 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, run_binary
-from pmemids_report import fields, stats
+from pmemids_report import catalog, fields, stats
 
 DERIVED = {"locality", "hostname", "pmem", "git_revision"}  # not config fields of the record
+# A small workload of each operation set: a record carries the keys of its own set only.
+SET_WORKLOADS = {"kv": ["pmemids-write", "-p", "recordcount=200"],
+                 "ordered-kv": ["pmemids-write", "-p", "recordcount=200"],
+                 "stack": ["stack-pushpop"], "set": ["set-u10"],
+                 "queue": ["ring-5050", "-p", "recordcount=16", "-p", "queueslots=64",
+                           "-p", "slotsize=128", "-p", "fieldlength=64"]}
+
+
+def others() -> list[dict]:
+    """Besides btree: a structure of every operation set and one reading each knob (a
+    record carries its own structure's knobs only), so that every key is in some record."""
+    keep, seen = [], set()
+    for e in catalog.entries():
+        new = {e["operation_set"]} | {k["name"] for k in e["knobs"]}
+        if not e["harness"] and e["ds"] != "btree" and not new <= seen:
+            keep.append(e)
+            seen |= new
+    return keep
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +44,13 @@ def real_records(binary, tmp_path_factory) -> list[dict]:
             p = run_binary(binary, "run", "--ds", "btree", "--mode", "pmem-trans", "-P",
                            str(REPO / "workloads" / workload), "-p", "recordcount=2000",
                            "-p", "operationcount=2000", "--latency-sample", "1",
+                           "--pool-dir", str(pools), "--out", str(out))
+            assert p.returncode == 0, p.stderr
+        for e in others():
+            name, *props = SET_WORKLOADS[e["operation_set"]]
+            mode = "dram" if "dram" in e["modes"] else e["modes"][0]
+            p = run_binary(binary, "run", "--ds", e["ds"], "--mode", mode, "-P",
+                           str(REPO / "workloads" / name), *props, "-p", "operationcount=200",
                            "--pool-dir", str(pools), "--out", str(out))
             assert p.returncode == 0, p.stderr
         for counters in (["perf", "--perf-events", "software"], ["sim"]):
