@@ -7,7 +7,10 @@
 # tests/cli/test_trust.py checks that every command the docs name is here.
 #
 # Usage: scripts/docs-figures.sh [section...]   (default: all sections)
-#   sections: bench harness callgrind threads latency replay libpmemobj transactions ycsb crash domains seed002 stacks
+#   sections: bench harness callgrind threads latency replay libpmemobj transactions peers ycsb crash domains seed002 stacks
+# peers needs the peers' sources (scripts/peers/README.md): PMEMIDS_PEER_STOREDSBENCH (the
+# reference pmemids_bench's tree) and PMEMIDS_PEER_MAPS (PMDK 1.12.1's tree_map examples);
+# without them it is skipped with a message. With them it takes about 40 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh release pmemids >/dev/null
@@ -22,7 +25,7 @@ fig() {
   { echo "\$ $*"; "$@"; } >"$out/$n.txt" 2>&1 || echo "[$n] exit $?" >&2
 }
 SECTIONS=("$@")
-[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj transactions ycsb crash domains seed002 stacks)
+[ ${#SECTIONS[@]} -gt 0 ] || SECTIONS=(bench harness callgrind threads latency replay libpmemobj transactions peers ycsb crash domains seed002 stacks)
 has() { [[ " ${SECTIONS[*]} " == *" $1 "* ]]; }
 
 W=workloads
@@ -110,6 +113,24 @@ if has transactions; then  # performance.md: transaction shapes, where a transac
       done
     done
   done
+fi
+
+if has peers; then  # performance.md: against the peers, measured interleaved
+  # The peers' sources are not in this repository (scripts/peers/README.md): without them
+  # the section says so and runs nothing.
+  if [ -z "${PMEMIDS_PEER_STOREDSBENCH:-}" ] || [ -z "${PMEMIDS_PEER_MAPS:-}" ]; then
+    echo "peers: skipped, the peers are not built here: set PMEMIDS_PEER_STOREDSBENCH (the reference pmemids_bench's tree) and PMEMIDS_PEER_MAPS (PMDK 1.12.1's src/examples/libpmemobj/tree_map) to build and time them" >&2
+  else
+    peers=$out/peers
+    fig scripts/peers/build.sh storedsbench "$PMEMIDS_PEER_STOREDSBENCH" "$peers" O2 O3
+    fig scripts/peers/build.sh maps "$PMEMIDS_PEER_MAPS" "$peers"
+    for level in O2 O3; do
+      fig scripts/peers/vs.py storedsbench --ycsbc "$peers"/$level/ycsbc --mode pmem-trans --workload write --pairs 8 --target 1.3
+    done
+    for cell in btree-insert btree7-insert rbtree-lookup; do
+      fig scripts/peers/vs.py maps --maps-bench "$peers"/maps_bench --cell $cell --pairs 8
+    done
+  fi
 fi
 
 if has ycsb; then  # performance.md: YCSB's zipfian against YCSB-C's

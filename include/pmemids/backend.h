@@ -17,22 +17,12 @@ struct ByteRange {
   size_t n;
 };
 
+// The persistence modes. Their names, durability and backends are listed once,
+// in pmemids' backend list (src/backend/backends.h), in this order.
 enum class Mode : uint8_t { kDram, kVolatile, kPersist, kTrans };
-inline constexpr Mode kAllModes[] = {Mode::kDram, Mode::kVolatile, Mode::kPersist, Mode::kTrans};
 
-constexpr std::string_view mode_name(Mode m) {
-  switch (m) {
-    case Mode::kDram:
-      return "dram";
-    case Mode::kVolatile:
-      return "pmem-volatile";
-    case Mode::kPersist:
-      return "pmem-persist";
-    case Mode::kTrans:
-      return "pmem-trans";
-  }
-  return "?";
-}
+// The --mode name of m ("dram", "pmem-volatile", ...): the backend list's.
+std::string_view mode_name(Mode m);
 
 template <class B>
 concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w) {
@@ -55,6 +45,17 @@ concept Backend = requires(B& b, void* p, const void* cp, size_t n, uint64_t& w)
   b.flush(cp, n);
   b.drain();
   b.persist(cp, n);
+};
+
+// A durable backend whose allocations are not failure-atomic with the stores
+// that publish or unlink them (pmem-persist): a crash can leave objects
+// allocated but unreachable, and recovery frees them with free_unreachable
+// (repair_leaks, pmemids/structure.h). A leak left after that repair is a
+// crash-consistency violation; under a durable backend without it (pmem-trans:
+// allocation inside the transaction) any leak is.
+template <class B>
+concept RepairsLeaks = requires(B& b) {
+  b.free_unreachable([](auto&&) {});
 };
 
 }  // namespace pmemids

@@ -93,12 +93,13 @@ struct RootHeader {
   }
 };
 
-// Leak repair for pmem-persist: frees every allocated object `ds` cannot reach
-// from its root (an allocation a crash left unpublished, or unlinked but not
-// freed). The structure must be attached, with its DRAM state rebuilt.
+// Leak repair under a backend that RepairsLeaks (pmem-persist): frees every
+// allocated object `ds` cannot reach from its root (an allocation a crash left
+// unpublished, or unlinked but not freed); a no-op elsewhere. The structure
+// must be attached, with its DRAM state rebuilt.
 template <class B, class DS>
 void repair_leaks(B& b, const DS& ds) {
-  if constexpr (B::kMode == Mode::kPersist) {
+  if constexpr (RepairsLeaks<B>) {
     b.free_unreachable([&](auto&& visit) { ds.for_each_object(visit); });
   }
 }

@@ -101,6 +101,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "pmemids/backend.h"
 
@@ -122,6 +124,10 @@ inline void* lock_slot_in(void* root_base) {
   const auto a = reinterpret_cast<uintptr_t>(root_base);
   return reinterpret_cast<void*>((a + kLockSlotBytes - 1) & ~uintptr_t{kLockSlotBytes - 1});
 }
+
+// The durable modes' names joined by `separator` ("pmem-persist, pmem-trans"):
+// defined with the backend list (backend/backends.cc), for messages.
+std::string durable_mode_names(std::string_view separator = ", ");
 
 // The primitives of concurrent structures (see above).
 template <class B>

@@ -61,9 +61,8 @@ class PlainBackend {
   explicit PlainBackend(const PoolSpec& spec) : heap_(spec) {
     if (spec.reopen) {
       throw UsageError(
-          fmt::format("--reopen needs a durable mode (pmem-persist, pmem-trans); {} "
-                      "keeps nothing across runs",
-                      mode_name(M)));
+          fmt::format("--reopen needs a durable mode ({}); {} keeps nothing across runs",
+                      durable_mode_names(), mode_name(M)));
     }
   }
   ~PlainBackend() {

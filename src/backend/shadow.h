@@ -97,7 +97,7 @@ class Shadow final : public LibFlushObserver {
  public:
   static constexpr bool kActive = true;
 
-  Shadow() : adr_(installed_policy().domain.domain == Domain::kAdr) {}
+  Shadow() : model_(domain_info(installed_policy().domain.domain).crash_model) {}
   ~Shadow() {
     if (lib_observer() == this) set_lib_observer(nullptr);
   }
@@ -109,7 +109,7 @@ class Shadow final : public LibFlushObserver {
   void attach(const void* base, size_t bytes) {
     base_ = reinterpret_cast<uintptr_t>(base);
     bytes_ = bytes;
-    if (!adr_) return;
+    if (!model_.unflushed_lines_lost) return;
     durable_.assign(static_cast<const uint8_t*>(base), static_cast<const uint8_t*>(base) + bytes);
     set_lib_observer(this);
   }
@@ -117,18 +117,18 @@ class Shadow final : public LibFlushObserver {
   // Under ADR with grain 8: record each line's states between the stores the
   // backend reports (so that an image may cut a line between them). Set
   // before the run; costs a 64-byte copy per line stored.
-  void track_line_states(bool on) { track_states_ = on && adr_; }
+  void track_line_states(bool on) { track_states_ = on && model_.unflushed_lines_lost; }
 
   // Stores the backend reports: under eADR, logged for store-buffer loss.
   // Under ADR the durable image decides; with track_line_states, the lines a
   // store changes are recorded once it is made (at the next call).
   void stored(const void* p, size_t n) {
-    if (!adr_) return log_store(p, n);
+    if (!model_.unflushed_lines_lost) return log_store(p, n);
     settle();
     if (track_states_) pending_ = {p, n};
   }
   void logged(const void* p, size_t n) {
-    if (adr_) return stored(p, n);
+    if (model_.unflushed_lines_lost) return stored(p, n);
     fenced();
     log_store(p, n);
   }
@@ -154,7 +154,7 @@ class Shadow final : public LibFlushObserver {
   // A write-back by the calling thread: the lines of [p, p + n) inside the
   // pool, as they are now, become durable at that thread's next fence (ADR).
   void flushed(const void* p, size_t n) {
-    if (!adr_ || n == 0) return;
+    if (!model_.unflushed_lines_lost || n == 0) return;
     settle();
     const Span s = in_pool(reinterpret_cast<uintptr_t>(p), n);
     if (s.lo >= s.hi) return;
@@ -164,7 +164,7 @@ class Shadow final : public LibFlushObserver {
     }
   }
   void fenced() {
-    if (!adr_) {
+    if (!model_.unflushed_lines_lost) {
       log_.clear();
       return;
     }
@@ -185,7 +185,7 @@ class Shadow final : public LibFlushObserver {
     it->second.clear();
   }
   void tx_end() {
-    if (!adr_) log_.clear();
+    if (!model_.unflushed_lines_lost) log_.clear();
   }
   void lib_flushed(const void* p, size_t n) override { flushed(p, n); }
   void lib_fenced() override { fenced(); }
@@ -214,7 +214,6 @@ class Shadow final : public LibFlushObserver {
   }
   void disarm() { on_point_ = nullptr; }
   uint64_t points() const { return points_; }
-  bool adr() const { return adr_; }
 
   // Writes the bytes a power failure now would take back into the file `fd`, a
   // copy of the attached pool: under ADR, inside `objects`, the durable bytes
@@ -232,7 +231,7 @@ class Shadow final : public LibFlushObserver {
                      uint64_t seed) const {
     Rng rng(seed);
     const Image img{fd, base_, bytes_};
-    if (!adr_) {
+    if (!model_.unflushed_lines_lost) {
       if (log_.empty()) return 0;
       const size_t lost = 1 + static_cast<size_t>(rng.below(log_.size()));
       for (size_t k = 0; k < lost; ++k) {
@@ -367,7 +366,7 @@ class Shadow final : public LibFlushObserver {
     log_.push_back(Store{reinterpret_cast<uintptr_t>(p), std::vector<uint8_t>(b, b + n)});
   }
 
-  bool adr_;
+  const PowerFailure model_;  // the installed domain's (pmem/domain.h)
   uintptr_t base_ = 0;
   size_t bytes_ = 0;
   std::vector<uint8_t> durable_;  // ADR: the durable image of the pool
@@ -395,31 +394,5 @@ class Shadow final : public LibFlushObserver {
 
 using ShadowPersistBackend = PersistBackendT<Shadow>;
 using ShadowTransBackend = TransBackendT<Shadow>;
-
-// The benchmarked backend a checking backend stands for (used to reopen images).
-template <class B>
-struct PlainOf {
-  using type = B;
-};
-template <>
-struct PlainOf<ShadowPersistBackend> {
-  using type = PersistBackend;
-};
-template <>
-struct PlainOf<ShadowTransBackend> {
-  using type = TransBackend;
-};
-
-// The checking backend of a benchmarked durable backend.
-template <class B>
-struct ShadowOf;
-template <>
-struct ShadowOf<PersistBackend> {
-  using type = ShadowPersistBackend;
-};
-template <>
-struct ShadowOf<TransBackend> {
-  using type = ShadowTransBackend;
-};
 
 }  // namespace pmemids

@@ -68,10 +68,7 @@ Values values_of(const std::string& command, const CLI::Option& opt) {
     std::vector<std::string> w;
     if (command == "crash") {
       for (const auto& e : registry()) {
-        if (e.crash[static_cast<int>(Mode::kPersist)] != nullptr ||
-            e.crash[static_cast<int>(Mode::kTrans)] != nullptr) {
-          w.emplace_back(e.name);
-        }
+        if (e.crash_testable()) w.emplace_back(e.name);
       }
     } else {
       for (const auto& e : registry()) w.emplace_back(e.name);
@@ -80,10 +77,11 @@ Values values_of(const std::string& command, const CLI::Option& opt) {
     return {Values::kList, w};
   }
   if (name == "mode") {
-    if (command == "crash") return {Values::kList, {"pmem-persist", "pmem-trans"}};
     std::vector<std::string> w;
-    for (Mode m : kAllModes) w.emplace_back(mode_name(m));
-    w.emplace_back("all");
+    for (Mode m : kAllModes) {
+      if (command != "crash" || durable(m)) w.emplace_back(mode_name(m));
+    }
+    if (command != "crash") w.emplace_back("all");
     return {Values::kList, w};
   }
   if (name == "lock") {

@@ -21,6 +21,7 @@
 #include "options/persistence_options.h"
 #include "options/validators.h"
 #include "options/workload_options.h"
+#include "pmem/domain.h"
 #include "registry/footprint.h"
 #include "registry/registry.h"
 #include "report/reporter.h"
@@ -164,7 +165,7 @@ nlohmann::json crash_metrics(const CrashReport& r, const DsEntry& e, Mode m) {
       {"leaks_after_repair", r.leaks_after_repair},
       {"pmempool_failures", r.pmempool_failures},
       {"recovery_crashes", r.recovery_crashes},
-      {"violation", r.violation(m == Mode::kTrans)},
+      {"violation", r.violation(!mode_info(m).repairs_leaks)},
   };
 }
 
@@ -179,7 +180,7 @@ struct Violations {
 // values are the design's.
 void explain(const CrashReport& r, const DsEntry& e, Mode m, Violations& v) {
   for (const auto& f : r.failures) fmt::print(stderr, "  {} {}: {}\n", e.name, mode_name(m), f);
-  const bool violation = r.violation(m == Mode::kTrans);
+  const bool violation = r.violation(!mode_info(m).repairs_leaks);
   if (violation) {
     (e.failure_atomic(m) ? v.unexpected : v.designed)
         .push_back(fmt::format("{} {}", e.name, mode_name(m)));
@@ -244,7 +245,7 @@ void crash(const CrashCliOptions& o) {
   Violations violations;
   for (const auto& [e, m] : plan.pairs) {
     throw_if_stopped();
-    const CrashReport r = e->crash[static_cast<int>(m)](copt, workloads.at(workload_set(*e)));
+    const CrashReport r = e->in(m).crash(copt, workloads.at(workload_set(*e)));
     nlohmann::json record =
         reporter.record(crash_config(o, copt, plan, *e, m), crash_metrics(r, *e, m));
     record["failures"] = r.failures;
@@ -257,6 +258,22 @@ void crash(const CrashCliOptions& o) {
   if (violations.any() && o.fail_on_violation) {
     throw Error(3, "crash consistency violations found (--fail-on-violation)");
   }
+}
+
+// Domains whose power model keeps every store executed before the crash
+// (unless --store-buffer-loss drops a suffix of them).
+bool keeps_unflushed_lines(const DomainInfo& d) { return !d.crash_model.unflushed_lines_lost; }
+
+// "adr: what was not written back and fenced; eadr: nothing, or see
+// --store-buffer-loss": what a power failure loses in each domain.
+std::string power_losses() {
+  std::string out;
+  for (const DomainInfo& d : kDomainTable) {
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", d.name,
+                       keeps_unflushed_lines(d) ? "nothing, or see --store-buffer-loss"
+                                                : "what was not written back and fenced");
+  }
+  return out;
 }
 
 }  // namespace
@@ -272,7 +289,8 @@ void add_crash_command(CLI::App& app) {
                 "Every (structure, durable mode) that claims crash consistency under the domain "
                 "(not the torn_modes of `list --json`), or every one with --unsafe (with every "
                 "durable mode unless --mode)");
-  sub->add_option("--mode", o->mode, "pmem-persist, pmem-trans, or both comma-separated")
+  sub->add_option("--mode", o->mode,
+                  fmt::format("{}, or several comma-separated", durable_mode_names(" or ")))
       ->check(non_empty())
       ->default_str("the durable modes each structure supports");
   sub->add_option("--points", o->points,
@@ -281,9 +299,9 @@ void add_crash_command(CLI::App& app) {
       ->type_name("N|all")
       ->capture_default_str();
   sub->add_option("--model", o->model,
-                  "power: lose what the domain does not keep (adr: what was not written back "
-                  "and fenced; eadr: nothing, or see --store-buffer-loss); process: SIGKILL a "
-                  "child, nothing lost from the caches")
+                  fmt::format("power: lose what the domain does not keep ({}); process: SIGKILL "
+                              "a child, nothing lost from the caches",
+                              power_losses()))
       ->check(CLI::IsMember({"power", "process"}))
       ->capture_default_str();
   sub->add_option("--survive", o->survive,
@@ -333,9 +351,10 @@ void add_crash_command(CLI::App& app) {
                 "Exit 3 when any crash point failed (for CI)");
   add_persistence_options(sub, o->persistence);
   sub->add_option("--store-buffer-loss", o->store_buffer_loss,
-                  "Power model under --domain eadr: none (every store executed before the "
-                  "crash survives) or suffix (a suffix of the stores issued since the last "
-                  "fence is lost, as from an x86 store buffer)")
+                  fmt::format("Power model under --domain {}: none (every store executed "
+                              "before the crash survives) or suffix (a suffix of the stores "
+                              "issued since the last fence is lost, as from an x86 store buffer)",
+                              domain_names(keeps_unflushed_lines, " or ")))
       ->check(CLI::IsMember({"none", "suffix"}))
       ->capture_default_str();
   add_workload_options(sub, o->workload,

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 
+#include "backend/backends.h"
 #include "backend/pool.h"
 #include "crash/crash.h"
 #include "errors.h"
 #include "options/lists.h"
+#include "pmem/domain.h"
 #include "registry/footprint.h"
 #include "registry/registry.h"
 #include "util/capacity.h"
@@ -44,22 +46,19 @@ std::vector<const char*> default_properties(OpSet s) {
 }
 
 std::vector<Mode> select_modes(const std::string& arg) {
+  if (arg.empty()) return durable_modes();
   std::vector<Mode> out;
-  if (arg.empty()) return {Mode::kPersist, Mode::kTrans};
   for (const auto& name : split_distinct(arg, "--mode")) {
-    if (name == "dram" || name == "pmem-volatile") {
-      throw UsageError(fmt::format(
-          "--mode {}: nothing to crash-test (it keeps nothing); use pmem-persist or pmem-trans",
-          name));
-    }
-    if (name == "pmem-persist") {
-      out.push_back(Mode::kPersist);
-    } else if (name == "pmem-trans") {
-      out.push_back(Mode::kTrans);
-    } else {
+    const auto m = mode_named(name);
+    if (!m) {
       throw UsageError(
-          fmt::format("unknown mode '{}'; crash-testable modes: pmem-persist, pmem-trans", name));
+          fmt::format("unknown mode '{}'; crash-testable modes: {}", name, durable_mode_names()));
     }
+    if (!durable(*m)) {
+      throw UsageError(fmt::format("--mode {}: nothing to crash-test (it keeps nothing); use {}",
+                                   name, durable_mode_names(" or ")));
+    }
+    out.push_back(*m);
   }
   return out;
 }
@@ -123,7 +122,7 @@ std::vector<std::pair<const DsEntry*, Mode>> select_pairs(const CrashCliOptions&
     if (!o.all && std::find(names.begin(), names.end(), e.name) == names.end()) continue;
     bool any = false;
     for (Mode m : modes) {
-      if (e.crash[static_cast<int>(m)] != nullptr) {
+      if (e.in(m).crash != nullptr) {
         pairs.emplace_back(&e, m);
         any = true;
       } else if (!o.all && !o.mode.empty()) {
@@ -135,10 +134,7 @@ std::vector<std::pair<const DsEntry*, Mode>> select_pairs(const CrashCliOptions&
       throw UsageError(fmt::format(
           "{} keeps nothing across a crash (it supports no durable mode): nothing to crash-test; "
           "structures that can be: {}",
-          e.name, structure_names([](const DsEntry& x) {
-            return x.crash[static_cast<int>(Mode::kPersist)] != nullptr ||
-                   x.crash[static_cast<int>(Mode::kTrans)] != nullptr;
-          })));
+          e.name, structure_names([](const DsEntry& x) { return x.crash_testable(); })));
     }
   }
   return pairs;
@@ -214,11 +210,14 @@ CrashPlan plan_crash(const CrashCliOptions& o) {
 void resolve_domain(CrashPlan& plan, const CrashCliOptions& o) {
   plan.probe = probe_pool_dir(plan.pool_dir);
   plan.policy = resolve_persistence(o.persistence, plan.probe.platform_eadr());
-  if (o.store_buffer_loss == "suffix" && plan.policy.domain.flushes()) {
+  const DomainInfo& domain = domain_info(plan.policy.domain.domain);
+  if (o.store_buffer_loss == "suffix" && domain.crash_model.unflushed_lines_lost) {
     throw UsageError(fmt::format(
-        "--store-buffer-loss suffix needs --domain eadr (the domain is {}: under ADR every "
+        "--store-buffer-loss suffix needs --domain {} (the domain is {}: under {} every "
         "store not written back and fenced is lost already)",
-        plan.policy.domain.label()));
+        domain_names([](const DomainInfo& d) { return !d.crash_model.unflushed_lines_lost; },
+                     " or "),
+        plan.policy.domain.label(), domain.title));
   }
   if (o.all) {
     drop_unsafe_pairs(plan.pairs, plan.policy.domain.domain, o.unsafe);

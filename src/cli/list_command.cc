@@ -4,6 +4,7 @@
 // `--json` is what the report and scripts read instead of their own lists.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -47,7 +48,7 @@ std::vector<std::string> domains(const DsEntry& e) {
 std::vector<std::string> crash_modes_in(const DsEntry& e, ModeSet set) {
   std::vector<std::string> out;
   for (Mode m : kAllModes) {
-    if (e.crash[static_cast<int>(m)] != nullptr && set.has(m)) out.emplace_back(mode_name(m));
+    if (e.in(m).crash != nullptr && set.has(m)) out.emplace_back(mode_name(m));
   }
   return out;
 }
@@ -78,7 +79,7 @@ void list(const ListOptions& o) {
     for (const auto& e : registry()) {
       nlohmann::json sizes;
       for (Mode m : kAllModes) {
-        const auto f = e.element_bytes[static_cast<int>(m)];
+        const auto f = e.in(m).element_bytes;
         sizes[std::string(mode_name(m))] =
             f != nullptr ? nlohmann::json(f(o.fieldlength)) : nullptr;
       }
@@ -103,17 +104,24 @@ void list(const ListOptions& o) {
   }
   fmt::print("element bytes for {}-byte values (fieldlength), per mode (-: not supported):\n",
              o.fieldlength);
-  fmt::print("{:<20} {:>6} {:>14} {:>13} {:>11}  {:<10} {:<8} {:<8} {}\n", "ds", "dram",
-             "pmem-volatile", "pmem-persist", "pmem-trans", "op set", "sync", "domains",
-             "operations");
+  // A column per mode, one wider than its name (at least 6).
+  const auto per_mode = [](auto&& cell) {
+    std::string out;
+    for (Mode m : kAllModes) {
+      out += fmt::format(" {:>{}}", cell(m), std::max<size_t>(6, mode_name(m).size() + 1));
+    }
+    return out;
+  };
+  fmt::print("{:<20}{}  {:<10} {:<8} {:<8} {}\n", "ds",
+             per_mode([](Mode m) { return std::string(mode_name(m)); }), "op set", "sync",
+             "domains", "operations");
   for (const auto& e : registry()) {
-    const auto size = [&](int m) {
-      const auto f = e.element_bytes[m];
+    const auto size = [&](Mode m) {
+      const auto f = e.in(m).element_bytes;
       return f != nullptr ? fmt::format("{}", f(o.fieldlength)) : std::string("-");
     };
-    fmt::print("{:<20} {:>6} {:>14} {:>13} {:>11}  {:<10} {:<8} {:<8} {}\n", e.name, size(0),
-               size(1), size(2), size(3), op_set_name(e.op_set), sync_name(e.sync),
-               joined(domains(e)), joined(operations(e)));
+    fmt::print("{:<20}{}  {:<10} {:<8} {:<8} {}\n", e.name, per_mode(size), op_set_name(e.op_set),
+               sync_name(e.sync), joined(domains(e)), joined(operations(e)));
   }
   fmt::print("\n");
   for (const auto& e : registry()) fmt::print("{:<20} {}\n", e.name, e.description);

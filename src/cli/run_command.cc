@@ -14,6 +14,7 @@
 #include "counters/counters_row.h"
 #include "errors.h"
 #include "host/placement.h"
+#include "options/config_keys.h"
 #include "options/lists.h"
 #include "options/run_options.h"
 #include "pmem/policy.h"
@@ -118,7 +119,7 @@ void enter_run(const RunPlan& plan, const RunOptions& o) {
   warn_policy(plan.policy);
   // Only runs that open a pool are emulated PMEM; a dram run touches none.
   const bool pools = std::any_of(plan.pairs.begin(), plan.pairs.end(),
-                                 [](const auto& p) { return p.second != Mode::kDram; });
+                                 [](const auto& p) { return mode_info(p.second).opens_pool(); });
   if (!plan.probe.real && pools) {
     fmt::print(stderr,
                "pmemids: warning: PMEM is EMULATED: pool directory '{}' is on {} ({} "
@@ -262,7 +263,7 @@ Measured Execution::measure(const DsEntry& e, Mode m, int shown) {
     out.loadavg_before = load_average();
     warn_load(out.loadavg_before);
     if (plan_.counters.mode == CounterMode::kSim) sim::setup_begins(plan_.counters.instrument);
-    out.result = e.run[static_cast<int>(m)](req_);
+    out.result = e.in(m).run(req_);
     out.loadavg_after = load_average();
     if (!grow(e, m, shown, out.result.seconds, retry)) return out;
   }
@@ -356,6 +357,7 @@ nlohmann::json Execution::config(const DsEntry& e, Mode m, int shown, const RepR
        {"repeat", o_.repeat},
        {"warmup", o_.warmup},
        {"repetition", shown}});
+  keep_keys_of(plan_.spec.operationset, config);
   config.update(knobs_config(e.knobs, req_.knobs));
   config.update(plan_.policy.to_json());
   config["flush"] = o_.persistence.flush;

@@ -2,13 +2,12 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <libpmemobj.h>
-#include <memkind.h>
 
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
 
+#include "backend/backends.h"
 #include "backend/pool.h"
 #include "counters/pmu.h"
 #include "errors.h"
@@ -133,9 +132,7 @@ void check_thread_options(const RunOptions& o, const RunPlan& p) {
 // refused rather than silently raised to it.
 void check_pool_size(const std::string& text, uint64_t bytes, const std::vector<Mode>& modes) {
   for (Mode m : modes) {
-    const uint64_t least = m == Mode::kVolatile ? uint64_t{MEMKIND_PMEM_MIN_SIZE}
-                           : m == Mode::kDram   ? 0
-                                                : uint64_t{PMEMOBJ_MIN_POOL};
+    const uint64_t least = mode_info(m).min_pool_bytes;
     if (bytes != 0 && bytes < least) {
       throw UsageError(fmt::format(
           "--pool-size {} ({} bytes) is below the smallest pool {} creates ({} bytes); accepted: "

@@ -134,7 +134,7 @@ void stream(const StreamOptions& o) {
   fmt::print(
       out, "# pmemids stream: {}; seed {}; thread-mode {}; threads {}; generator {}\n",
       spec.files.empty() ? "no workload file" : fmt::format("{}", fmt::join(spec.files, ", ")),
-      spec.seed, o.thread_mode, o.threads, spec.to_json()["request_generator"].get<std::string>());
+      spec.seed, o.thread_mode, o.threads, spec.request_generator());
   write_trace_header(out);
   uint64_t left = o.head.value_or(UINT64_MAX);
   for (const WorkerOps& w : ws) {

@@ -13,8 +13,10 @@
 #include <limits>
 #include <map>
 #include <string_view>
+#include <utility>
 
 #include "errors.h"
+#include "options/config_keys.h"
 #include "stats/summary.h"
 #include "util/file_checks.h"
 
@@ -257,7 +259,10 @@ RecordFile read_record_file(const std::string& path) {
     if (!ops.is_number() || ops.get<double>() < 0 || !std::isfinite(ops.get<double>())) {
       fail(fmt::format("metrics.ops_per_sec is {}", ops.dump()), "a number >= 0");
     }
-    f.runs.push_back({lineno, rec["config"], rec["metrics"]});
+    nlohmann::json config = rec["config"];
+    // A run record of another version may carry keys of other operation sets.
+    if (config.contains("ds")) keep_keys_of(config_op_set(config), config);
+    f.runs.push_back({lineno, std::move(config), rec["metrics"]});
   }
   if (f.runs.empty()) {
     throw UsageError(fmt::format(

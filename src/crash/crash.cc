@@ -28,10 +28,10 @@ double CrashReport::recovery_ms_max() const {
   return recovery_ms.empty() ? 0 : *std::max_element(recovery_ms.begin(), recovery_ms.end());
 }
 
-bool CrashReport::violation(bool trans) const {
+bool CrashReport::violation(bool every_leak) const {
   return recovered != points || invariant_failures != 0 || lost_acknowledged != 0 ||
          half_applied != 0 || dangling_objects != 0 || leaks_after_repair != 0 ||
-         (trans && leaked_objects != 0);
+         (every_leak && leaked_objects != 0);
 }
 
 namespace {

@@ -74,7 +74,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/shadow.h"
+#include "backend/backends.h"
 #include "ds/common.h"
 #include "pmem/policy.h"
 #include "workload/stream.h"
@@ -163,9 +163,9 @@ struct CrashReport {
   double recovery_ms_median() const;
   double recovery_ms_max() const;
   // Any failed recovery, invariant failure, lost or half-applied operation,
-  // dangling object, or leak left behind (pmem-persist: after repair;
-  // pmem-trans: any at all).
-  bool violation(bool trans) const;
+  // dangling object, or leak left behind: after repair under a backend that
+  // RepairsLeaks (pmem-persist), any at all when `every_leak` (pmem-trans).
+  bool violation(bool every_leak) const;
   void add(const PointResult& r);
 };
 

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "pmem/domain.h"
+
 namespace pmemids::doctor {
 namespace {
 
@@ -73,7 +75,7 @@ Finding pmem_finding(bool real, const std::string& granularity, const std::strin
 }
 
 Finding domain_finding(bool platform_eadr, int auto_flush) {
-  const nlohmann::json v = {{"domain", platform_eadr ? "eadr" : "adr"},
+  const nlohmann::json v = {{"domain", domain_name(platform_domain(platform_eadr))},
                             {"pmem_has_auto_flush", auto_flush}};
   if (platform_eadr) {
     return make("persistence_domain", "persistence domain", v, "ok",

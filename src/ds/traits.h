@@ -78,7 +78,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "backend/backend.h"
+#include "backend/backends.h"
 #include "pmem/domain.h"
 #include "pmemids/knob.h"
 #include "pmemids/metric.h"
@@ -97,8 +97,9 @@ class EnumSet {
  public:
   constexpr EnumSet() = default;
   constexpr EnumSet(std::initializer_list<E> items) {
-    for (E e : items) bits_ |= bit(e);
+    for (E e : items) add(e);
   }
+  constexpr void add(E e) { bits_ |= bit(e); }
   constexpr bool has(E e) const { return (bits_ & bit(e)) != 0; }
   constexpr bool operator==(const EnumSet&) const = default;
 
@@ -109,10 +110,25 @@ class EnumSet {
 using ModeSet = EnumSet<Mode>;
 using DomainSet = EnumSet<Domain>;
 
-inline constexpr ModeSet kEveryMode{Mode::kDram, Mode::kVolatile, Mode::kPersist, Mode::kTrans};
-inline constexpr ModeSet kVolatileModes{Mode::kDram, Mode::kVolatile};
-inline constexpr DomainSet kEveryDomain{Domain::kAdr, Domain::kEadr};
-inline constexpr Domain kAllDomains[] = {Domain::kAdr, Domain::kEadr};
+// Every mode of the backend list (backend/backends.h), its volatile ones
+// (dram, pmem-volatile), and every persistence domain (pmem/domain.h).
+inline constexpr ModeSet kEveryMode = [] {
+  ModeSet s;
+  for (const ModeInfo& i : kModeInfo) s.add(i.mode);
+  return s;
+}();
+inline constexpr ModeSet kVolatileModes = [] {
+  ModeSet s;
+  for (const ModeInfo& i : kModeInfo) {
+    if (!i.durable) s.add(i.mode);
+  }
+  return s;
+}();
+inline constexpr DomainSet kEveryDomain = [] {
+  DomainSet s;
+  for (Domain d : kAllDomains) s.add(d);
+  return s;
+}();
 
 namespace detail {
 struct KvVisit {

@@ -75,75 +75,95 @@ std::string accepted_text(const Axis& a) {
   return "";
 }
 
+namespace {
+
+// A refusal of --<axis> '<text>': what is wrong, and what is accepted.
+UsageError axis_error(const Axis& a, const std::string& text, const std::string& what) {
+  return UsageError(
+      fmt::format("--{} '{}': {}; accepted: {}", a.name, text, what, accepted_text(a)));
+}
+
+// One item of a decimal axis: a number, or a range of them.
+std::vector<Scalar> decimal_item(const Axis& a, const std::string& text, const std::string& item) {
+  std::vector<double> ds;
+  try {
+    if (sweep::is_range(item)) {
+      ds = sweep::parse_decimal_range(item);
+    } else {
+      size_t pos = 0;
+      ds.push_back(std::stod(item, &pos));
+      if (pos != item.size() || !std::isfinite(ds.back())) throw std::invalid_argument(item);
+    }
+  } catch (const UsageError& e) {
+    throw axis_error(a, text, e.what());
+  } catch (const std::exception&) {
+    throw axis_error(a, text, fmt::format("'{}' is not a number", item));
+  }
+  return {ds.begin(), ds.end()};
+}
+
+// One item of an integer or size axis: single values and range ends through
+// the sweep's integer range parser, after N and size suffixes are resolved.
+std::vector<Scalar> integer_item(const Axis& a, const std::string& text, const std::string& item) {
+  std::vector<std::string> parts = split_colon(item);
+  for (auto& p : parts) {
+    if (p.starts_with('*')) continue;
+    if (a.kind == AxisKind::kInteger && p == "N") {
+      p = std::to_string(cpus_online());
+    } else if (uint64_t v = 0; a.kind == AxisKind::kSize && size_value(p, v)) {
+      p = std::to_string(v);
+    }
+  }
+  std::vector<int64_t> ints;
+  try {
+    ints = sweep::parse_range(parts.size() == 1 ? parts[0] + ":" + parts[0] : join_colon(parts));
+  } catch (const UsageError& e) {
+    if (parts.size() == 1) {
+      throw axis_error(
+          a, text,
+          fmt::format("'{}' is not {}", item, a.kind == AxisKind::kSize ? "a size" : "an integer"));
+    }
+    throw axis_error(a, text, e.what());
+  }
+  return {ints.begin(), ints.end()};
+}
+
+std::vector<Scalar> parse_item(const Axis& a, const std::string& text, const std::string& item) {
+  if (item.empty()) throw axis_error(a, text, "an empty item");
+  if (a.kind == AxisKind::kNames) {
+    if (std::find(a.names.begin(), a.names.end(), item) == a.names.end()) {
+      throw axis_error(a, text, fmt::format("'{}' is not one of them", item));
+    }
+    return {Scalar(item)};
+  }
+  if (a.kind == AxisKind::kDecimal) return decimal_item(a, text, item);
+  return integer_item(a, text, item);
+}
+
+// `v` is within the axis' range, and not in `out` yet.
+void check_value(const Axis& a, const std::string& text, const Scalar& v,
+                 const std::vector<Scalar>& out) {
+  if (const auto* s = std::get_if<std::string>(&v); s == nullptr) {
+    const double d = std::holds_alternative<int64_t>(v) ? static_cast<double>(std::get<int64_t>(v))
+                                                        : std::get<double>(v);
+    if (d < a.min || d > a.max) {
+      throw axis_error(a, text, fmt::format("{} is out of range", scalar_text(v)));
+    }
+  }
+  if (std::find(out.begin(), out.end(), v) != out.end()) {
+    throw axis_error(a, text, fmt::format("{} is listed twice", scalar_text(v)));
+  }
+}
+
+}  // namespace
+
 std::vector<Scalar> parse_axis(const Axis& a, const std::string& text) {
-  const auto fail = [&](const std::string& what) -> UsageError {
-    return UsageError(
-        fmt::format("--{} '{}': {}; accepted: {}", a.name, text, what, accepted_text(a)));
-  };
   const std::vector<std::string> items = split_list(text);
-  if (items.empty()) throw fail("empty");
+  if (items.empty()) throw axis_error(a, text, "empty");
   std::vector<Scalar> out;
   for (const std::string& item : items) {
-    if (item.empty()) throw fail("an empty item");
-    std::vector<Scalar> values;
-    if (a.kind == AxisKind::kNames) {
-      if (std::find(a.names.begin(), a.names.end(), item) == a.names.end()) {
-        throw fail(fmt::format("'{}' is not one of them", item));
-      }
-      values.emplace_back(item);
-    } else if (a.kind == AxisKind::kDecimal) {
-      std::vector<double> ds;
-      try {
-        if (sweep::is_range(item)) {
-          ds = sweep::parse_decimal_range(item);
-        } else {
-          size_t pos = 0;
-          ds.push_back(std::stod(item, &pos));
-          if (pos != item.size() || !std::isfinite(ds.back())) throw std::invalid_argument(item);
-        }
-      } catch (const UsageError& e) {
-        throw fail(e.what());
-      } catch (const std::exception&) {
-        throw fail(fmt::format("'{}' is not a number", item));
-      }
-      for (double d : ds) values.emplace_back(d);
-    } else {
-      // Integers and sizes: single values and range ends through the sweep's
-      // integer range parser, after N and size suffixes are resolved.
-      std::vector<std::string> parts = split_colon(item);
-      for (auto& p : parts) {
-        if (p.starts_with('*')) continue;
-        if (a.kind == AxisKind::kInteger && p == "N") {
-          p = std::to_string(cpus_online());
-        } else if (uint64_t v = 0; a.kind == AxisKind::kSize && size_value(p, v)) {
-          p = std::to_string(v);
-        }
-      }
-      std::vector<int64_t> ints;
-      try {
-        ints =
-            sweep::parse_range(parts.size() == 1 ? parts[0] + ":" + parts[0] : join_colon(parts));
-      } catch (const UsageError& e) {
-        if (parts.size() == 1) {
-          throw fail(fmt::format("'{}' is not {}", item,
-                                 a.kind == AxisKind::kSize ? "a size" : "an integer"));
-        }
-        throw fail(e.what());
-      }
-      for (int64_t i : ints) values.emplace_back(i);
-    }
-    for (auto& v : values) {
-      if (const auto* s = std::get_if<std::string>(&v); s == nullptr) {
-        const double d = std::holds_alternative<int64_t>(v)
-                             ? static_cast<double>(std::get<int64_t>(v))
-                             : std::get<double>(v);
-        if (d < a.min || d > a.max) {
-          throw fail(fmt::format("{} is out of range", scalar_text(v)));
-        }
-      }
-      if (std::find(out.begin(), out.end(), v) != out.end()) {
-        throw fail(fmt::format("{} is listed twice", scalar_text(v)));
-      }
+    for (auto& v : parse_item(a, text, item)) {
+      check_value(a, text, v, out);
       out.push_back(std::move(v));
     }
   }

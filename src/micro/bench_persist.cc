@@ -61,18 +61,24 @@ Footprint footprint(const Point& p, const BenchEnv& env) {
   return chunk_footprint(env, plan_of(p, env), "pmem");
 }
 
-Measurement run(const Point& p, const BenchEnv& env) {
-  const std::string& op = p.name("op");
-  const Dirty d = parse_dirty(p.name("dirty"));
-  const ChunkPlan plan = plan_of(p, env);
-  const uint64_t bytes = plan_bytes(env, plan);
-  Region r =
-      op == "pmem2-byte" ? Region::pmem2(env.pool_dir, bytes, Granularity::kByte, env.probe.real)
-      : op == "pmem2-cacheline"
-          ? Region::pmem2(env.pool_dir, bytes, Granularity::kCacheLine, env.probe.real)
-      : op == "pmem2-page" ? Region::pmem2(env.pool_dir, bytes, Granularity::kPage, env.probe.real)
-                           : Region::pmem(env.pool_dir, bytes);
-  const ChunkOrders orders = draw_orders(env, plan);
+// The region the chunks are written to: a libpmem2 mapping at the store
+// granularity a pmem2 op names, else a libpmem one.
+Region region_for(const std::string& op, const BenchEnv& env, uint64_t bytes) {
+  if (op == "pmem2-byte") {
+    return Region::pmem2(env.pool_dir, bytes, Granularity::kByte, env.probe.real);
+  }
+  if (op == "pmem2-cacheline") {
+    return Region::pmem2(env.pool_dir, bytes, Granularity::kCacheLine, env.probe.real);
+  }
+  if (op == "pmem2-page") {
+    return Region::pmem2(env.pool_dir, bytes, Granularity::kPage, env.probe.real);
+  }
+  return Region::pmem(env.pool_dir, bytes);
+}
+
+// The timed chunks of the region, each made durable by `op`.
+Measurement measure(const std::string& op, const BenchEnv& env, const ChunkPlan& plan,
+                    const ChunkOrders& orders, Region& r, Dirty d) {
   char* const base = r.data();
   Measurement m;
   // Library calls return an error code: summed into the sink, checked below.
@@ -112,7 +118,14 @@ Measurement run(const Point& p, const BenchEnv& env) {
     throw RuntimeError(
         fmt::format("{} failed {} times: {}", op, errors_expected_zero, pmem_errormsg()));
   }
-  const bool own_op = op == "persist" || op == "flush" || op == "drain";
+  return m;
+}
+
+bool own_op(const std::string& op) { return op == "persist" || op == "flush" || op == "drain"; }
+
+// The flushes and fences `op` issued, and who counts them.
+void count_flushes_and_fences(const std::string& op, const BenchEnv& env, const ChunkPlan& plan,
+                              const ChunkOrders& orders, char* base, Measurement& m) {
   const bool flushing = op != "drain" && op != "msync" && op != "deep-persist" &&
                         op != "pmem2-page" && op != "pmem2-byte";
   const bool fencing = op != "flush" && op != "libpmem-flush" && op != "msync" &&
@@ -122,14 +135,25 @@ Measurement run(const Point& p, const BenchEnv& env) {
   const bool library_flushes = op.starts_with("pmem2") || env.policy.domain.flushes();
   if (op == "msync" || op == "deep-persist" || op == "pmem2-page") {
     m.counted_by = "kernel: not counted";
-  } else {
-    const bool flushes_here = flushing && (own_op ? env.policy.domain.flushes() : library_flushes);
-    m.flushes = flushes_here ? lines_touched(env, plan, orders, base, m) : 0;
-    m.fences = fencing ? m.ops : 0;
-    m.counted_by = own_op ? "pmemids" : "libpmem contract";
+    return;
   }
+  const bool flushes_here =
+      flushing && (own_op(op) ? env.policy.domain.flushes() : library_flushes);
+  m.flushes = flushes_here ? lines_touched(env, plan, orders, base, m) : 0;
+  m.fences = fencing ? m.ops : 0;
+  m.counted_by = own_op(op) ? "pmemids" : "libpmem contract";
+}
+
+Measurement run(const Point& p, const BenchEnv& env) {
+  const std::string& op = p.name("op");
+  const Dirty d = parse_dirty(p.name("dirty"));
+  const ChunkPlan plan = plan_of(p, env);
+  Region r = region_for(op, env, plan_bytes(env, plan));
+  const ChunkOrders orders = draw_orders(env, plan);
+  Measurement m = measure(op, env, plan, orders, r, d);
+  count_flushes_and_fences(op, env, plan, orders, r.data(), m);
   m.config = plan_json(env, plan, r);
-  m.config["implementation"] = own_op                    ? "pmemids"
+  m.config["implementation"] = own_op(op)                ? "pmemids"
                                : op.starts_with("pmem2") ? "libpmem2"
                                                          : "libpmem";
   return m;

@@ -1,12 +1,14 @@
 #include "options/persistence_options.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "errors.h"
 #include "options/validators.h"
+#include "pmem/domain.h"
 #include "pmem/latency.h"
 #include "pmem/libpmem_hooks.h"
 
@@ -27,11 +29,24 @@ const std::vector<MediaProfile>& media_profiles() {
   return profiles;
 }
 
+namespace {
+
+// --domain's help: each domain of the table with what it does, then auto.
+std::string domain_help() {
+  std::string out = "Persistence domain: ";
+  for (const DomainInfo& d : kDomainTable) {
+    out +=
+        fmt::format("{} ({}{}), ", d.name, d.flushes ? "flush and fence" : "fences only",
+                    d.emulatable ? "; emulated when the platform's caches are not persistent" : "");
+  }
+  return out + "auto (the platform's)";
+}
+
+}  // namespace
+
 void add_persistence_options(CLI::App* sub, PersistenceOptions& o) {
-  sub->add_option("--domain", o.domain,
-                  "Persistence domain: adr (flush and fence), eadr (fences only; emulated "
-                  "when the platform's caches are not persistent), auto (the platform's)")
-      ->check(CLI::IsMember({"adr", "eadr", "auto"}))
+  sub->add_option("--domain", o.domain, domain_help())
+      ->check(CLI::IsMember(domain_choices()))
       ->capture_default_str();
   sub->add_option("--flush", o.flush,
                   "Write-back instruction of pmemids' own flushes: clwb, clflushopt, clflush, "
@@ -66,7 +81,10 @@ PersistencePolicy resolve_persistence(const PersistenceOptions& o, bool platform
   PersistencePolicy p;
   const auto d = choose_domain(o.domain, platform_eadr);
   if (!d) {
-    throw UsageError(fmt::format("--domain '{}': choose adr, eadr or auto", o.domain));
+    const std::vector<std::string> choices = domain_choices();
+    throw UsageError(fmt::format("--domain '{}': choose {} or {}", o.domain,
+                                 fmt::join(choices.begin(), choices.end() - 1, ", "),
+                                 choices.back()));
   }
   p.domain = *d;
   const CpuFlushSupport& cpu = CpuFlushSupport::host();
@@ -115,11 +133,12 @@ PersistencePolicy resolve_persistence(const PersistenceOptions& o, bool platform
 void warn_policy(const PersistencePolicy& p) {
   if (p.domain.emulated) {
     fmt::print(stderr,
-               "pmemids: warning: eADR is EMULATED: this machine's CPU caches are not "
+               "pmemids: warning: {} is EMULATED: this machine's CPU caches are not "
                "persistent; pmemids{} skip their cache-line write-backs and keep every "
                "fence, so pools written by this run are NOT crash-safe here. Records say "
-               "\"domain\": \"eadr-emulated\".\n",
-               lib_hooks_bound() ? " and libpmemobj" : "");
+               "\"domain\": \"{}\".\n",
+               domain_info(p.domain.domain).title, lib_hooks_bound() ? " and libpmemobj" : "",
+               p.domain.label());
   }
   if (!p.domain.flushes() && !lib_hooks_bound()) {
     fmt::print(stderr,

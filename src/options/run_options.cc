@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "backend/backends.h"
 #include "counters/perf_events.h"
 #include "errors.h"
 #include "options/validators.h"
@@ -21,14 +22,27 @@ void check_thread_count(const std::string& thread_mode, int threads, const std::
 
 namespace {
 
+// "pthread-dram for dram and pmem-volatile, pmemobj for ...": each lock the
+// backend list names as a default, with the modes it is the default of.
+std::string default_locks() {
+  std::string out;
+  for (LockKind k : kAllLockKinds) {
+    const std::string modes =
+        mode_names([k](const ModeInfo& i) { return i.default_lock == k; }, " and ");
+    if (!modes.empty())
+      out += fmt::format("{}{} for {}", out.empty() ? "" : ", ", lock_name(k), modes);
+  }
+  return out;
+}
+
 // Which structures in which modes.
 void add_selection_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--ds", o.ds, "Structure(s): name, comma-separated names, or 'all'")
       ->required()
       ->check(non_empty());
-  sub->add_option(
-         "--mode", o.mode,
-         "Mode(s): dram, pmem-volatile, pmem-persist, pmem-trans, comma-separated, or 'all'")
+  sub->add_option("--mode", o.mode,
+                  fmt::format("Mode(s): {}, comma-separated, or 'all'",
+                              mode_names([](const ModeInfo&) { return true; })))
       ->required()
       ->check(non_empty());
 }
@@ -98,9 +112,7 @@ void add_thread_options(CLI::App* sub, RunOptions& o) {
                   "Concurrent mode's global lock: pthread-dram, pthread-pmem, pmemobj, "
                   "rwlock-dram, rwlock-pmemobj")
       ->check(non_empty())
-      ->default_str(
-          "pthread-dram for dram and pmem-volatile, pmemobj for pmem-persist and "
-          "pmem-trans");
+      ->default_str(default_locks());
   sub->add_flag("--unsafe", o.unsafe,
                 "Run a structure under a persistence domain it is not crash-consistent in (a "
                 "negative control)");

@@ -5,9 +5,9 @@
 
 namespace pmemids {
 
-const std::vector<std::array<CrashFn, 4>>& crash_table() {
-  static const std::vector<std::array<CrashFn, 4>> table = [] {
-    std::vector<std::array<CrashFn, 4>> out;
+const std::vector<CrashRow>& crash_table() {
+  static const std::vector<CrashRow> table = [] {
+    std::vector<CrashRow> out;
     for_each_structure(Catalog{},
                        [&]<template <class> class DS>() { out.push_back(crash_row<DS>()); });
     return out;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string_view>
+#include <type_traits>
 
 #include "pmemids/index.h"
 #include "registry/crash_entry.h"
@@ -38,12 +39,13 @@ struct ExtraIndex {
 
 template <template <class> class DS>
 bool register_index(std::string_view description) {
-  static_assert(IndexOn<DS<DramBackend>, DramBackend>);
-  static_assert(IndexOn<DS<VolatileBackend>, VolatileBackend>);
-  static_assert(IndexOn<DS<PersistBackend>, PersistBackend>);
-  static_assert(IndexOn<DS<TransBackend>, TransBackend>);
-  static_assert(CrashTestable<DS<ShadowPersistBackend>>);
-  static_assert(CrashTestable<DS<ShadowTransBackend>>);
+  for_each_backend([](const auto& entry) {
+    using E = std::remove_cvref_t<decltype(entry)>;
+    static_assert(IndexOn<DS<typename E::type>, typename E::type>);
+    if constexpr (!std::is_void_v<typename E::checking>) {
+      static_assert(CrashTestable<DS<typename E::checking>>);
+    }
+  });
   DsEntry e = make_entry<ExtraIndex<DS>::template type>(crash_row<ExtraIndex<DS>::template type>());
   e.description = description;
   add_index(e);

@@ -80,14 +80,14 @@ Footprint run_footprint(const DsEntry& e, Mode m, const WorkloadSpec& spec, cons
   f.subject = fmt::format("{} in {}", e.name, mode_name(m));
   f.inputs = inputs_of(spec);
   const DsOptions o = options(spec, shape.knobs);
-  const long double one = static_cast<long double>(e.structure_bytes[static_cast<int>(m)](o));
+  const long double one = static_cast<long double>(e.in(m).structure_bytes(o));
   const long double structures = one * shape.instances;
   const long double streams = stream_bytes(spec, shape.latency_sample) * shape.streams;
   const long double scan_bufs = static_cast<long double>(spec.fieldlength) *
                                 (spec.scanproportion > 0 ? spec.maxscanlength : 1) * shape.workers;
   long double memory = streams + scan_bufs;
   f.breakdown = fmt::format("streams {}", format_bytes(saturated(streams)));
-  if (m == Mode::kDram || m == Mode::kVolatile) {
+  if (!durable(m)) {
     memory += structures;
     f.breakdown += fmt::format(", structure {}", format_bytes(saturated(structures)));
     if (shape.instances > 1) f.breakdown += fmt::format(" ({} instances)", shape.instances);
@@ -108,8 +108,7 @@ Footprint crash_footprint(const DsEntry& e, Mode m, const WorkloadSpec& spec, ui
   f.subject = fmt::format("crash of {} in {}", e.name, mode_name(m));
   f.inputs = inputs_of(spec);
   const DsOptions o = options(spec, {});
-  const long double pool =
-      2.0L * static_cast<long double>(e.structure_bytes[static_cast<int>(m)](o)) + (8 << 20);
+  const long double pool = 2.0L * static_cast<long double>(e.in(m).structure_bytes(o)) + (8 << 20);
   f.pool_files = saturated(pool * (1 + jobs));
   // The stream, and the checker's model of acknowledged values (a key and a
   // pointer per record, in a std::map).

@@ -18,14 +18,6 @@ std::vector<DsEntry>& added() {
   return entries;
 }
 
-std::string mode_names(const DsEntry& e) {
-  std::string out;
-  for (Mode m : kAllModes) {
-    if (e.supports(m)) out += (out.empty() ? "" : ", ") + std::string(mode_name(m));
-  }
-  return out;
-}
-
 }  // namespace
 
 void add_index(DsEntry e) { added().push_back(e); }
@@ -58,15 +50,6 @@ const DsEntry& find_ds(std::string_view name) {
   std::string names;
   for (const auto& e : registry()) names += (names.empty() ? "" : ", ") + std::string(e.name);
   throw UsageError(fmt::format("unknown data structure '{}'; choose from: {}", name, names));
-}
-
-Mode find_mode(std::string_view name) {
-  std::string names;
-  for (Mode m : kAllModes) {
-    if (mode_name(m) == name) return m;
-    names += (names.empty() ? "" : ", ") + std::string(mode_name(m));
-  }
-  throw UsageError(fmt::format("unknown mode '{}'; choose from: {}", name, names));
 }
 
 const std::vector<const Knob*>& all_knobs() {
@@ -115,30 +98,26 @@ void check_fits(const DsEntry& e, OpSet workload, Mode m) {
         structure_names([&](const DsEntry& x) { return op_set_fits(workload, x.op_set); })));
   }
   if (!e.supports(m)) {
-    throw UsageError(fmt::format("{} does not support mode {}; its modes: {}", e.name, mode_name(m),
-                                 mode_names(e)));
+    throw UsageError(
+        fmt::format("{} does not support mode {}; its modes: {}", e.name, mode_name(m),
+                    mode_names([&](const ModeInfo& i) { return e.supports(i.mode); })));
   }
 }
 
 void check_domain(const DsEntry& e, Mode m, Domain d, bool unsafe) {
-  if (m != Mode::kPersist && m != Mode::kTrans) return;
-  if (e.crash_safe(d) || unsafe) return;
-  std::string ok;
-  for (Domain x : kAllDomains) {
-    if (e.crash_safe(x)) ok += (ok.empty() ? "" : ", ") + std::string(domain_name(x));
-  }
+  if (!durable(m) || e.crash_safe(d) || unsafe) return;
   throw UsageError(fmt::format(
       "{} is crash-consistent only under --domain {}, not {}; pass --unsafe to run it anyway "
       "(a negative control for `pmemids crash`)",
-      e.name, ok, domain_name(d)));
+      e.name, domain_names([&](const DomainInfo& x) { return e.crash_safe(x.domain); }),
+      domain_name(d)));
 }
 
 void drop_unsafe_pairs(std::vector<std::pair<const DsEntry*, Mode>>& pairs, Domain d, bool unsafe) {
   if (unsafe) return;
   std::erase_if(pairs, [d](const std::pair<const DsEntry*, Mode>& p) {
     const auto& [e, m] = p;
-    if (m != Mode::kPersist && m != Mode::kTrans) return false;
-    if (e->crash_safe(d)) return false;
+    if (!durable(m) || e->crash_safe(d)) return false;
     fmt::print(stderr,
                "pmemids: note: skipping {} in {} (not crash-consistent under {}; --unsafe runs "
                "it)\n",

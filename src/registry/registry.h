@@ -1,7 +1,8 @@
 // The registry: the descriptor list (ds/catalog.h) as a table, the one place
 // where a run's type is chosen. Each entry holds a structure's traits and, per
 // mode it supports, pointers to the fully templated run and crash functions;
-// nothing below them is type-erased. `run`, `crash`, `list` and sweep
+// nothing below them is type-erased. Modes are the backend list's
+// (backend/backends.h). `run`, `crash`, `list` and sweep
 // validation read this table; no command compares structure names.
 #pragma once
 
@@ -12,15 +13,25 @@
 #include <utility>
 #include <vector>
 
-#include "backend/backend.h"
-#include "crash/crash.h"
+#include "backend/backends.h"
 #include "ds/traits.h"
 #include "pmem/domain.h"
+#include "registry/crash_registry.h"
 #include "run/runner.h"
 
 namespace pmemids {
 
-using CrashFn = CrashReport (*)(const CrashOptions&, const CrashWorkload&);
+// A structure's functions in one mode, all null where it does not support it.
+struct ModeFns {
+  uint64_t (*element_bytes)(uint32_t) = nullptr;
+  // The structure's own estimate of its bytes (elements, arrays, allocator
+  // overhead) for these options: what the default pool size is derived from.
+  uint64_t (*structure_bytes)(const DsOptions&) = nullptr;
+  RepResult (*run)(const RunRequest&) = nullptr;
+  // Durable modes: run_crash with the mode's checking backend (null for
+  // harness structures, which keep nothing).
+  CrashFn crash = nullptr;
+};
 
 struct DsEntry {
   std::string_view name;
@@ -30,17 +41,20 @@ struct DsEntry {
   ModeSet modes;
   DomainSet domains;
   bool harness;
-  ModeSet torn_modes;                  // durable modes not failure-atomic by design (ds/traits.h)
-  ModeSet torn_value_modes;            // durable modes whose overwrites can tear (ds/traits.h)
+  ModeSet torn_modes;        // durable modes not failure-atomic by design (ds/traits.h)
+  ModeSet torn_value_modes;  // durable modes whose overwrites can tear (ds/traits.h)
   std::span<const Knob* const> knobs;  // the knobs it reads (ds/traits.h)
   std::span<const Metric> metrics;     // what it counts about itself (ds/traits.h)
-  std::array<uint64_t (*)(uint32_t), 4> element_bytes;  // indexed by Mode; null: unsupported
-  // The structure's own estimate of its bytes (elements, arrays, allocator
-  // overhead) for these options: what the default pool size is derived from.
-  std::array<uint64_t (*)(const DsOptions&), 4> structure_bytes;  // as element_bytes
-  std::array<RepResult (*)(const RunRequest&), 4> run;  // indexed by Mode; null: unsupported
-  std::array<CrashFn, 4> crash;  // durable modes it supports (checking backends); else null
+  std::array<ModeFns, kModeCount> per_mode;  // indexed by Mode (the backend list's order)
 
+  const ModeFns& in(Mode m) const { return per_mode[static_cast<size_t>(m)]; }
+  // Whether some mode has a crash test (the structure keeps something).
+  bool crash_testable() const {
+    for (const ModeFns& f : per_mode) {
+      if (f.crash != nullptr) return true;
+    }
+    return false;
+  }
   bool can_scan() const { return op_set == OpSet::kOrderedKv; }
   bool supports(Mode m) const { return modes.has(m); }
   bool crash_safe(Domain d) const { return domains.has(d); }
@@ -56,7 +70,6 @@ const std::vector<DsEntry>& registry();
 void add_index(DsEntry e);
 // UsageError naming the accepted names when not found.
 const DsEntry& find_ds(std::string_view name);
-Mode find_mode(std::string_view name);
 
 // Every knob some entry reads, once each (by name), in the order of first
 // appearance: what `run` accepts as options.

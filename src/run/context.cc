@@ -17,6 +17,7 @@
 #include "doctor/probes.h"
 #include "errors.h"
 #include "git_revision.h"
+#include "pmem/domain.h"
 #include "pmem/latency.h"
 #include "pmem/libpmem_hooks.h"
 #include "pmem/policy.h"
@@ -143,7 +144,7 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
       {"flush_instruction", installed_policy().flush_label()},
       {"libpmem_flush_instruction", flush_instruction(flags, probe)},
       {"domain", installed_policy().domain.label()},
-      {"platform_domain", probe.platform_eadr() ? "eadr" : "adr"},
+      {"platform_domain", domain_name(platform_domain(probe.platform_eadr()))},
       {"movnt_threshold", installed_policy().movnt_threshold},
       {"libpmemobj_flushes", lib_hooks_bound() ? "counted" : "not observed"},
       {"libpmemobj_ctl", libpmemobj_settings()},

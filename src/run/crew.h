@@ -102,33 +102,40 @@ struct CrewRun {
   std::vector<double> timeline;               // ops/s per interval, all workers
 };
 
+// What the workers and the coordinator share.
+struct CrewSync {
+  std::atomic<bool> stop{false};    // the workers stop at their next chunk
+  std::atomic<bool> failed{false};  // a worker failed: `error` holds the first exception
+  std::exception_ptr error;         // guarded by mu
+  int finished = 0;                 // workers done; guarded by mu
+  std::mutex mu;
+  std::condition_variable wake;  // the coordinator waits on it for `finished` or `failed`
+
+  // A worker failed with `e`: the first failure is kept, every worker stops.
+  void fail(std::exception_ptr e);
+  // A worker is done (or will never start).
+  void finish();
+};
+
+// One worker's progress (published for the coordinator) and timed phase.
+struct alignas(64) CrewSlot {
+  std::atomic<uint64_t> progress{0};
+  std::chrono::steady_clock::time_point start, end;
+};
+
+// The coordinator (crew.cc), from the barrier's release until the n workers
+// are done, one fails, timing.duration passes or a stop is requested (then it
+// sets sync.stop): it only sleeps, waking for the timeline (appended to
+// `timeline`) and the status lines.
+void coordinate(int n, const CrewTiming& timing, const std::vector<CrewSlot>& slots, CrewSync& sync,
+                std::vector<double>& timeline);
+
 template <class Setup, class Work>
 CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Setup&& setup,
                  Work&& work) {
   using Clock = std::chrono::steady_clock;
-  struct alignas(64) Slot {
-    std::atomic<uint64_t> progress{0};
-    Clock::time_point start, end;
-  };
-  std::vector<Slot> slots(static_cast<size_t>(n));
-  std::atomic<bool> stop{false};
-  std::atomic<bool> failed{false};
-  std::exception_ptr error;
-  int finished = 0;  // guarded by mu; the coordinator waits on `wake` for it
-  std::mutex mu;
-  std::condition_variable wake;
-  const auto fail = [&](std::exception_ptr e) {
-    const std::lock_guard g(mu);
-    if (!error) error = e;
-    failed.store(true);
-    stop.store(true);
-    wake.notify_all();
-  };
-  const auto finish = [&] {
-    const std::lock_guard g(mu);
-    ++finished;
-    wake.notify_all();
-  };
+  std::vector<CrewSlot> slots(static_cast<size_t>(n));
+  CrewSync sync;
   CrewRun run;
   run.thread_seconds.resize(n);
   run.thread_usage.resize(n);
@@ -140,22 +147,22 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
   threads.reserve(static_cast<size_t>(n));
   // Declared after `threads`, so destroyed first: whatever happens below, the
   // workers see `stop` before they are joined.
-  const auto stop_all = [&](void*) { stop.store(true); };
-  const std::unique_ptr<void, decltype(stop_all)> stop_before_join(&stop, stop_all);
+  const auto stop_all = [&](void*) { sync.stop.store(true); };
+  const std::unique_ptr<void, decltype(stop_all)> stop_before_join(&sync.stop, stop_all);
   for (int t = 0; t < n; ++t) {
     const auto body = [&, t] {
       try {
         run.thread_cpus[t] = apply_placement(placement, t);
-        if (!failed.load()) setup(t);
+        if (!sync.failed.load()) setup(t);
         if (timing.counters != nullptr) timing.counters->open(t);
       } catch (...) {
-        fail(std::current_exception());
+        sync.fail(std::current_exception());
       }
       start.arrive_and_wait();
-      if (!failed.load()) {
+      if (!sync.failed.load()) {
         try {
           run.start_cpu[t] = sched_getcpu();
-          const DriveControl ctl{.stop = &stop,
+          const DriveControl ctl{.stop = &sync.stop,
                                  .progress = &slots[t].progress,
                                  .cyclic = timing.duration > 0,
                                  .live = timing.live != nullptr ? (*timing.live)[t].get() : nullptr,
@@ -170,17 +177,17 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
           run.thread_usage[t] -= before;
         } catch (...) {
           slots[t].end = Clock::now();
-          fail(std::current_exception());
+          sync.fail(std::current_exception());
         }
       }
-      finish();
+      sync.finish();
     };
     try {
       threads.emplace_back(body);
     } catch (...) {  // cannot create thread t: the others must not wait for it
-      fail(std::current_exception());
+      sync.fail(std::current_exception());
       for (int k = t; k < n; ++k) {
-        finish();
+        sync.finish();
         start.arrive_and_drop();
       }
       break;
@@ -188,72 +195,9 @@ CrewRun run_crew(int n, const Placement& placement, const CrewTiming& timing, Se
   }
 
   start.arrive_and_wait();
-  const auto t0 = Clock::now();
-  const auto deadline = timing.duration > 0
-                            ? t0 + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(timing.duration))
-                            : Clock::time_point::max();
-  const auto tick = std::chrono::milliseconds(timing.timeline_ms);
-  const auto status_tick = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(timing.status_interval));
-  const auto progress = [&] {
-    uint64_t ops = 0;
-    for (const Slot& s : slots) ops += s.progress.load(std::memory_order_relaxed);
-    return ops;
-  };
-  uint64_t before = 0, status_before = 0;
-  auto last = t0, status_last = t0;
-  auto next_status = timing.status_interval > 0 ? t0 + status_tick : Clock::time_point::max();
-  LiveLatency::Snapshot latency_before;
-  for (auto next = timing.timeline_ms > 0 ? t0 + tick : Clock::time_point::max();;) {
-    const auto until = std::min({next, next_status, deadline});
-    bool done;
-    {
-      // Woken by the workers; every kStopPoll also to notice SIGINT / SIGTERM,
-      // which a signal handler cannot deliver through the condition variable.
-      std::unique_lock g(mu);
-      const auto ended = [&] { return finished == n || failed.load(); };
-      for (;;) {
-        const auto slice = std::min(until, Clock::now() + kStopPoll);
-        done = wake.wait_until(g, slice, ended);
-        if (done || slice >= until || stop_requested()) break;
-      }
-    }
-    if (stop_requested()) {
-      stop.store(true);
-      break;
-    }
-    if (!done && until >= deadline) stop.store(true);
-    const bool ending = done || stop.load();
-    const auto now = Clock::now();
-    if (timing.timeline_ms > 0 && (now >= next || ending)) {
-      const uint64_t now_ops = progress();
-      const double secs = std::chrono::duration<double>(now - last).count();
-      run.timeline.push_back(secs > 0 ? static_cast<double>(now_ops - before) / secs : 0.0);
-      before = now_ops;
-      last = now;
-      next += tick;
-    }
-    if (!ending && now >= next_status) {
-      const uint64_t now_ops = progress();
-      const double secs = std::chrono::duration<double>(now - status_last).count();
-      LiveLatency::Snapshot latency_now;
-      if (timing.live != nullptr) latency_now = LiveLatency::Snapshot(*timing.live);
-      const LiveLatency::Snapshot interval = latency_now.since(latency_before);
-      fmt::print(stderr, "{}\n",
-                 status_line(std::chrono::duration<double>(now - t0).count(), now_ops,
-                             secs > 0 ? static_cast<double>(now_ops - status_before) / secs : 0.0,
-                             timing.live != nullptr ? &interval : nullptr));
-      std::fflush(stderr);
-      status_before = now_ops;
-      status_last = now;
-      latency_before = std::move(latency_now);
-      next_status += status_tick;
-    }
-    if (ending) break;
-  }
+  coordinate(n, timing, slots, sync, run.timeline);
   threads.clear();  // joins
-  if (error) std::rethrow_exception(error);
+  if (sync.error) std::rethrow_exception(sync.error);
   throw_if_stopped();
 
   Clock::time_point first = slots[0].start, last_end = slots[0].end;

@@ -23,53 +23,30 @@
 #include <string>
 #include <string_view>
 
-#include "backend/backend.h"
+#include "backend/backends.h"
 #include "errors.h"
 
 namespace pmemids {
 
-enum class LockKind : uint8_t { kPthreadDram, kPthreadPmem, kPmemobj, kRwlockDram, kRwlockPmemobj };
-inline constexpr LockKind kAllLockKinds[] = {LockKind::kPthreadDram, LockKind::kPthreadPmem,
-                                             LockKind::kPmemobj, LockKind::kRwlockDram,
-                                             LockKind::kRwlockPmemobj};
-
-constexpr std::string_view lock_name(LockKind k) {
-  switch (k) {
-    case LockKind::kPthreadDram:
-      return "pthread-dram";
-    case LockKind::kPthreadPmem:
-      return "pthread-pmem";
-    case LockKind::kPmemobj:
-      return "pmemobj";
-    case LockKind::kRwlockDram:
-      return "rwlock-dram";
-    case LockKind::kRwlockPmemobj:
-      return "rwlock-pmemobj";
-  }
-  return "?";
-}
-
 // Whether a lock of kind k can be placed in a run of mode m: PMEM placements
-// need a pool, libpmemobj locks need a libpmemobj pool.
+// need a pool, libpmemobj locks need a libpmemobj pool (a durable mode's).
 constexpr bool lock_fits(LockKind k, Mode m) {
   switch (k) {
     case LockKind::kPthreadDram:
     case LockKind::kRwlockDram:
       return true;
     case LockKind::kPthreadPmem:
-      return m != Mode::kDram;
+      return mode_info(m).opens_pool();
     case LockKind::kPmemobj:
     case LockKind::kRwlockPmemobj:
-      return m == Mode::kPersist || m == Mode::kTrans;
+      return durable(m);
   }
   return false;
 }
 
-// The paper's placement: pthread mutex in DRAM for dram and pmem-volatile,
-// PMEMmutex for pmem-persist and pmem-trans.
-constexpr LockKind default_lock(Mode m) {
-  return m == Mode::kPersist || m == Mode::kTrans ? LockKind::kPmemobj : LockKind::kPthreadDram;
-}
+// The backend list's default for m: the paper's placement, a pthread mutex in
+// DRAM for dram and pmem-volatile, PMEMmutex for pmem-persist and pmem-trans.
+constexpr LockKind default_lock(Mode m) { return mode_info(m).default_lock; }
 
 // UsageError naming the accepted kinds when `name` is unknown or does not fit m.
 LockKind find_lock(std::string_view name, Mode m);
@@ -180,7 +157,7 @@ decltype(auto) with_lock(LockKind k, B& b, DramLockSlot& dram, F&& f) {
       return f(l);
     }
     case LockKind::kPthreadPmem:
-      if constexpr (B::kMode != Mode::kDram) {
+      if constexpr (mode_info(B::kMode).opens_pool()) {
         PthreadMutex l(b.lock_slot());
         return f(l);
       }

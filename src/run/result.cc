@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "backend/backends.h"
 #include "pmem/libpmem_hooks.h"
 #include "pmem/policy.h"
 
@@ -20,18 +21,18 @@ enum class Cost { kPersists, kFlushedLines, kOther };
 // Whether pmemids' own flush counters alone saw every write-back of this phase
 // (used when libpmemobj's calls are not interposed): libpmemobj's own flushes
 // (undo log, commit, new objects, allocator metadata) are then invisible, so
-// they are complete only where libpmemobj flushes nothing: the volatile modes,
-// and pmem-persist phases that neither allocate nor free. Every other counter
-// counts calls pmemids makes and is always complete.
+// they are complete only where libpmemobj flushes nothing (the backend list's
+// lib_flushes: the volatile modes, and pmem-persist phases that neither
+// allocate nor free). Every other counter counts calls pmemids makes and is
+// always complete.
 bool cost_observed(Cost c, Mode m, const CostCounters& k) {
   if (c == Cost::kOther) return true;
-  switch (m) {
-    case Mode::kDram:
-    case Mode::kVolatile:
+  switch (mode_info(m).lib_flushes) {
+    case LibFlushes::kNever:
       return true;
-    case Mode::kPersist:
+    case LibFlushes::kOnAllocation:
       return k.allocs == 0 && k.frees == 0;
-    case Mode::kTrans:
+    case LibFlushes::kAlways:
       return false;
   }
   return false;

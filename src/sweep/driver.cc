@@ -196,11 +196,12 @@ std::string format_duration(double seconds) {
   return fmt::format("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60);
 }
 
-int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
-              const Runner& runner, const DriverOptions& options) {
+namespace {
+
+// The output, opened: stale temporary files removed, the torn end of an
+// interrupted sweep cut off, its records scanned.
+OutputScan resume_output(const OutputFile& out, const DriverOptions& options) {
   std::FILE* log = options.progress;
-  check_pool_dirs(spec, configs, options.pool_dir);
-  const OutputFile out(options.out);
   remove_stale_temps(options.out);
   const OutputScan scan = scan_output(out.read_all());
   if (scan.keep_bytes < scan.size) {
@@ -214,173 +215,251 @@ int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
     fmt::print(log, "pmemids: warning: {} line(s) of {} are not whole sweep records; ignored\n",
                scan.ignored, options.out);
   }
-  OutputScan recorded = scan;         // updated as this invocation records
-  std::set<std::string> skipped_now;  // skipped by this invocation: its other repetitions too
-  const uint64_t seed = resolve_order_seed(options.rounds, scan, options.out);
-  const std::vector<Unit> units = plan_units(configs, options.interleave, options.rounds, seed);
-  RoundLog round_log(options.rounds, seed, scan.best_calibration_s, log);
-  const auto unit_recorded = [&](const Unit& u) {
-    if (skipped_now.count(u.c->id) != 0) return true;
-    return u.repetition < 0
-               ? already_recorded(recorded, u.c->id, options.retry_skipped, u.repetitions)
-               : repetition_recorded(recorded, u.c->id, u.repetition, options.retry_skipped);
-  };
-  std::vector<bool> ran_unit(units.size(), false);
-  const auto count_done = [&] {
-    size_t n = 0;
-    for (size_t i = 0; i < units.size(); ++i) n += ran_unit[i] || unit_recorded(units[i]) ? 1 : 0;
-    return n;
-  };
-  size_t configs_left = 0;
-  for (const auto& c : configs) {
-    configs_left +=
-        already_recorded(scan, c.id, options.retry_skipped, repetitions_of(c, options.rounds)) ? 0
-                                                                                               : 1;
-  }
-  const size_t total = units.size();
-  size_t done = count_done();
-  const size_t todo = total - done;
-  fmt::print(log, "pmemids: sweep {} (scale {}): {} configurations, {} already in {}, {} to run",
-             spec.file, spec.scale, configs.size(), configs.size() - configs_left, options.out,
-             configs_left);
-  fmt::print(log, "{}\n", total == configs.size() ? "" : fmt::format(" ({} runs)", todo));
-  std::fflush(log);
+  return scan;
+}
 
-  const double t_start = options.now();
-  Eta eta;
-  size_t ran = 0, ok = 0, skipped = 0, failed = 0;
-  std::set<std::string> warned;
-  bool stopped = false;
-  for (size_t i = 0; i < units.size(); ++i) {
-    const Unit& u = units[i];
-    const Configuration* c = u.c;
-    if (unit_recorded(u)) continue;
-    if (!options.interrupted()) round_log.enter(u, options.interrupted);
-    if (options.interrupted()) {
-      stopped = true;
-      break;
+// `pools` emptied of the pools of a killed earlier attempt, and created.
+void fresh_pool_dir(const std::string& pools) {
+  std::error_code ec;
+  fs::remove_all(pools, ec);
+  if (!fs::create_directory(pools, ec)) {
+    throw RuntimeError(fmt::format("cannot create pool directory '{}': {}", pools,
+                                   ec ? ec.message() : "it exists"));
+  }
+}
+
+// One invocation of a sweep: the units it runs, what the output records
+// (updated as it records), and the progress it reports.
+class SweepRun {
+ public:
+  SweepRun(const SweepSpec& spec, const std::vector<Configuration>& configs, const Runner& runner,
+           const DriverOptions& options, const OutputFile& out, const OutputScan& scan)
+      : spec_(spec),
+        configs_(configs),
+        runner_(runner),
+        options_(options),
+        out_(out),
+        log_(options.progress),
+        recorded_(scan),
+        seed_(resolve_order_seed(options.rounds, scan, options.out)),
+        units_(plan_units(configs, options.interleave, options.rounds, seed_)),
+        round_log_(options.rounds, seed_, scan.best_calibration_s, log_),
+        ran_unit_(units_.size(), false) {}
+
+  // What run_sweep returns.
+  int run() {
+    announce();
+    t_start_ = options_.now();
+    bool stopped = false;
+    for (size_t i = 0; i < units_.size() && !stopped; ++i) {
+      if (!unit_recorded(units_[i])) stopped = !run_unit(i);
     }
-    const std::string temp = temp_path(options.out, c->id);
-    const std::string pools = private_pool_dir(*c, options.pool_dir);
-    std::error_code ec;
-    fs::remove_all(pools, ec);  // pools of a killed earlier attempt
-    if (!fs::create_directory(pools, ec)) {
-      throw RuntimeError(fmt::format("cannot create pool directory '{}': {}", pools,
-                                     ec ? ec.message() : "it exists"));
+    return finish(stopped);
+  }
+
+ private:
+  bool unit_recorded(const Unit& u) const {
+    if (skipped_now_.count(u.c->id) != 0) return true;
+    return u.repetition < 0
+               ? already_recorded(recorded_, u.c->id, options_.retry_skipped, u.repetitions)
+               : repetition_recorded(recorded_, u.c->id, u.repetition, options_.retry_skipped);
+  }
+  size_t count_done() const {
+    size_t n = 0;
+    for (size_t i = 0; i < units_.size(); ++i)
+      n += ran_unit_[i] || unit_recorded(units_[i]) ? 1 : 0;
+    return n;
+  }
+  size_t configs_recorded() const {
+    size_t n = 0;
+    for (const auto& c : configs_) {
+      n +=
+          skipped_now_.count(c.id) != 0 || already_recorded(recorded_, c.id, options_.retry_skipped,
+                                                            repetitions_of(c, options_.rounds))
+              ? 1
+              : 0;
     }
-    const double t0 = options.now();
-    std::vector<std::string> args = run_args(*c, spec, pools);
+    return n;
+  }
+
+  void announce() const {
+    const size_t already = configs_recorded();
+    const size_t total = units_.size();
+    const size_t todo = total - count_done();
+    fmt::print(log_, "pmemids: sweep {} (scale {}): {} configurations, {} already in {}, {} to run",
+               spec_.file, spec_.scale, configs_.size(), already, options_.out,
+               configs_.size() - already);
+    fmt::print(log_, "{}\n", total == configs_.size() ? "" : fmt::format(" ({} runs)", todo));
+    std::fflush(log_);
+  }
+
+  // Runs units_[i] and records its outcome; false when the sweep is interrupted.
+  bool run_unit(size_t i) {
+    const Unit& u = units_[i];
+    const Configuration& c = *u.c;
+    if (!options_.interrupted()) round_log_.enter(u, options_.interrupted);
+    if (options_.interrupted()) return false;
+    const std::string temp = temp_path(options_.out, c.id);
+    const std::string pools = private_pool_dir(c, options_.pool_dir);
+    fresh_pool_dir(pools);
+    const double t0 = options_.now();
+    std::vector<std::string> args = run_args(c, spec_, pools);
     if (u.repetition >= 0) args = one_repetition(std::move(args));
     const nlohmann::json load_before = load_average();
-    Outcome o = runner(*c, args, temp);
+    Outcome o = runner_(c, args, temp);
     const nlohmann::json load_after = load_average();
-    const double secs = options.now() - t0;
-    if (!keeps_pool(*c) || o.status != Status::kOk) fs::remove_all(pools, ec);
+    const double secs = options_.now() - t0;
+    std::error_code ec;
+    if (!keeps_pool(c) || o.status != Status::kOk) fs::remove_all(pools, ec);
     if (o.status == Status::kInterrupted) {
       fs::remove(temp, ec);
-      stopped = true;
-      break;
+      return false;
     }
-    // Warnings once per sweep, naming the base pool directory rather than each private one.
+    relay_warnings(o.log, pools);
+    SweepInfo info{spec_.file,      spec_.scale,  c.id,         c.index,
+                   configs_.size(), u.repetition, u.repetitions};
+    round_log_.stamp(u, info);
+    info.loadavg_before = load_before;
+    info.loadavg_after = load_after;
+    info.path = spec_.path;
+    info.hash = spec_.hash;
+    std::string rate;  // " 245.1 Kops/s": this run's throughput, when it ran
+    std::string data = o.status == Status::kOk ? stamped_records(u, temp, info, o, rate) : "";
+    fs::remove(temp, ec);
+    const std::string status = record_outcome(u, o, info, data);
+    out_.append(data);
+    ran_unit_[i] = true;
+    eta_.add(threads_of(c), secs);
+    print_progress(i, status, secs, rate);
+    return true;
+  }
+
+  // Warnings once per sweep, naming the base pool directory rather than each private one.
+  void relay_warnings(const std::string& run_log, const std::string& pools) {
     const std::string base = fs::path(pools).parent_path().string();
-    std::istringstream log_lines(o.log);
+    std::istringstream log_lines(run_log);
     for (std::string line; std::getline(log_lines, line);) {
       if (!line.starts_with("pmemids: warning:")) continue;
       for (size_t at; (at = line.find(pools)) != std::string::npos;)
         line.replace(at, pools.size(), base);
-      if (warned.insert(line).second) fmt::print(log, "{}\n", line);
+      if (warned_.insert(line).second) fmt::print(log_, "{}\n", line);
     }
-    SweepInfo info{spec.file,      spec.scale,   c->id,        c->index,
-                   configs.size(), u.repetition, u.repetitions};
-    round_log.stamp(u, info);
-    info.loadavg_before = load_before;
-    info.loadavg_after = load_after;
-    info.path = spec.path;
-    info.hash = spec.hash;
-    std::string data;
-    std::string rate;  // " 245.1 Kops/s": this run's throughput, when it ran
-    if (o.status == Status::kOk) {
-      try {
-        const std::string output = read_file(temp);
-        std::vector<nlohmann::json> records = parse_run_output(output);
-        if (const auto r = run_ops_per_sec(output)) rate = " " + format_rate(*r);
-        if (u.repetition >= 0) {
-          auto& reps = recorded.ok_repetitions[c->id];
-          for (const auto& r : records) {
-            if (!r.contains("warmup") && !r.contains("aggregate")) {
-              reps[u.repetition] = r;
-              reps[u.repetition]["config"]["repetition"] = u.repetition;
-              reps[u.repetition]["config"]["repeat"] = u.repetitions;
-            }
+  }
+
+  // The run's records, stamped (and the aggregate of an interleaved
+  // configuration's repetitions when this one completes them); an output that
+  // cannot be read makes `o` a failure.
+  std::string stamped_records(const Unit& u, const std::string& temp, const SweepInfo& info,
+                              Outcome& o, std::string& rate) {
+    const std::string& id = u.c->id;
+    try {
+      const std::string output = read_file(temp);
+      std::vector<nlohmann::json> records = parse_run_output(output);
+      if (const auto r = run_ops_per_sec(output)) rate = " " + format_rate(*r);
+      if (u.repetition >= 0) {
+        auto& reps = recorded_.ok_repetitions[id];
+        for (const auto& r : records) {
+          if (!r.contains("warmup") && !r.contains("aggregate")) {
+            reps[u.repetition] = r;
+            reps[u.repetition]["config"]["repetition"] = u.repetition;
+            reps[u.repetition]["config"]["repeat"] = u.repetitions;
           }
-          if (static_cast<int>(reps.size()) == u.repetitions) records.push_back(aggregate_of(reps));
         }
-        data = stamp_records(std::move(records), info);
-      } catch (const std::exception& e) {
-        o.status = Status::kFailed;
-        o.reason = e.what();
-        rate.clear();
-        if (u.repetition >= 0) recorded.ok_repetitions[c->id].erase(u.repetition);
+        if (static_cast<int>(reps.size()) == u.repetitions) records.push_back(aggregate_of(reps));
       }
+      return stamp_records(std::move(records), info);
+    } catch (const std::exception& e) {
+      o.status = Status::kFailed;
+      o.reason = e.what();
+      rate.clear();
+      if (u.repetition >= 0) recorded_.ok_repetitions[id].erase(u.repetition);
+      return "";
     }
-    fs::remove(temp, ec);
-    std::string status = "ok";
+  }
+
+  // The outcome's records (a skipped or failed record replaces `data`) and
+  // counts; returns its status text.
+  std::string record_outcome(const Unit& u, const Outcome& o, SweepInfo& info, std::string& data) {
+    const Configuration& c = *u.c;
     if (o.status == Status::kSkipped) {
       info.repetition = -1;  // the configuration, whichever repetition found out
-      data = outcome_record("skipped", o.reason, config_json(*c, spec), info);
-      status = fmt::format("skipped ({})", o.reason);
-      skipped_now.insert(c->id);
-      ++skipped;
-    } else if (o.status == Status::kFailed) {
+      data = outcome_record("skipped", o.reason, config_json(c, spec_), info);
+      skipped_now_.insert(c.id);
+      ++skipped_;
+      return fmt::format("skipped ({})", o.reason);
+    }
+    if (o.status == Status::kFailed) {
       nlohmann::json extra = nlohmann::json::object();
       if (o.signal != 0) {
         extra["signal"] = o.signal;
       } else {
         extra["exit_code"] = o.exit_code;
       }
-      data = outcome_record("failed", o.reason, config_json(*c, spec), info, extra);
-      status = fmt::format("FAILED ({})", o.reason);
-      ++failed;
-    } else {
-      if (u.repetition < 0) recorded.ok.insert(c->id);
-      ++ok;
+      data = outcome_record("failed", o.reason, config_json(c, spec_), info, extra);
+      ++failed_;
+      return fmt::format("FAILED ({})", o.reason);
     }
-    out.append(data);
-    ++ran;
-    ran_unit[i] = true;
-    done = count_done();
-    eta.add(threads_of(*c), secs);
+    if (u.repetition < 0) recorded_.ok.insert(c.id);
+    ++ok_;
+    return "ok";
+  }
+
+  void print_progress(size_t i, const std::string& status, double secs, const std::string& rate) {
+    const Unit& u = units_[i];
     std::vector<std::string> left;
-    for (size_t k = i + 1; k < units.size(); ++k) {
-      if (!unit_recorded(units[k])) left.push_back(threads_of(*units[k].c));
+    for (size_t k = i + 1; k < units_.size(); ++k) {
+      if (!unit_recorded(units_[k])) left.push_back(threads_of(*units_[k].c));
     }
     const std::string rep = u.repetition >= 0
                                 ? fmt::format(" rep {}/{}", u.repetition + 1, u.repetitions)
                                 : std::string();
-    fmt::print(log, "[{}/{}] {}{} {} {}{} elapsed {} ETA {}\n", done, total, short_text(*c), rep,
-               status, format_duration(secs), rate, format_duration(options.now() - t_start),
-               format_duration(eta.left(left)));
-    std::fflush(log);
+    fmt::print(log_, "[{}/{}] {}{} {} {}{} elapsed {} ETA {}\n", count_done(), units_.size(),
+               short_text(*u.c), rep, status, format_duration(secs), rate,
+               format_duration(options_.now() - t_start_), format_duration(eta_.left(left)));
+    std::fflush(log_);
   }
-  size_t configs_done = 0;
-  for (const auto& c : configs) {
-    configs_done +=
-        skipped_now.count(c.id) != 0 || already_recorded(recorded, c.id, options.retry_skipped,
-                                                         repetitions_of(c, options.rounds))
-            ? 1
-            : 0;
+
+  int finish(bool stopped) const {
+    if (stopped) {
+      fmt::print(log_, "pmemids: sweep stopped with {} of {} configurations recorded\n",
+                 configs_recorded(), configs_.size());
+      return 130;
+    }
+    fmt::print(log_,
+               "pmemids: sweep done in {}: {} ok, {} skipped, {} failed in this run; records in "
+               "{}{}\n",
+               format_duration(options_.now() - t_start_), ok_, skipped_, failed_, options_.out,
+               round_log_.noisy_text());
+    return failed_ > 0 ? 1 : 0;
   }
-  if (stopped) {
-    fmt::print(log, "pmemids: sweep stopped with {} of {} configurations recorded\n", configs_done,
-               configs.size());
-    return 130;
-  }
-  fmt::print(log,
-             "pmemids: sweep done in {}: {} ok, {} skipped, {} failed in this run; records in "
-             "{}{}\n",
-             format_duration(options.now() - t_start), ok, skipped, failed, options.out,
-             round_log.noisy_text());
-  return failed > 0 ? 1 : 0;
+
+  const SweepSpec& spec_;
+  const std::vector<Configuration>& configs_;
+  const Runner& runner_;
+  const DriverOptions& options_;
+  const OutputFile& out_;
+  std::FILE* log_;
+  OutputScan recorded_;                // updated as this invocation records
+  std::set<std::string> skipped_now_;  // skipped by this invocation: its other repetitions too
+  uint64_t seed_;
+  std::vector<Unit> units_;
+  RoundLog round_log_;
+  std::vector<bool> ran_unit_;
+  double t_start_ = 0;
+  Eta eta_;
+  size_t ok_ = 0, skipped_ = 0, failed_ = 0;
+  std::set<std::string> warned_;  // warnings passed on
+};
+
+}  // namespace
+
+int run_sweep(const SweepSpec& spec, const std::vector<Configuration>& configs,
+              const Runner& runner, const DriverOptions& options) {
+  check_pool_dirs(spec, configs, options.pool_dir);
+  const OutputFile out(options.out);
+  const OutputScan scan = resume_output(out, options);
+  SweepRun sweep(spec, configs, runner, options, out, scan);
+  return sweep.run();
 }
 
 }  // namespace pmemids::sweep

@@ -325,36 +325,45 @@ std::string resolve_path(const std::string& written, const std::string& sweep_fi
   }
 }
 
-SweepSpec build_spec(const toml::table& root, const std::string& name, const std::string& scale,
-                     const RunKeys& keys) {
-  const Ctx ctx(name);
-  SweepSpec spec;
-  spec.file = name;
-  spec.scale = scale;
-  Layer base = read_layer(ctx, "", root, keys, true);
+using Scales = std::vector<std::pair<std::string, Layer>>;
 
-  std::vector<std::pair<std::string, Layer>> scales;
-  if (const toml::node* s = root.get("scale")) {
-    const auto* t = s->as_table();
-    if (t == nullptr) ctx.fail("scale", type_of(*s), "tables [scale.<name>]");
-    for (const auto& [sname, node] : in_file_order(*t)) {
-      const auto* st = node->as_table();
-      if (st == nullptr) ctx.fail("scale." + sname, type_of(*node), "a table [scale.<name>]");
-      if (sname == "default") {
-        ctx.fail("scale.default", "reserved: the default scale is the file's top level",
-                 "another name, such as paper");
-      }
-      scales.emplace_back(sname, read_layer(ctx, "scale." + sname + ".", *st, keys, false));
-      spec.scales.push_back(sname);
+// The [scale.<name>] tables, in file order (their names listed in spec.scales).
+Scales read_scales(const Ctx& ctx, const toml::table& root, const RunKeys& keys, SweepSpec& spec) {
+  Scales scales;
+  const toml::node* s = root.get("scale");
+  if (s == nullptr) return scales;
+  const auto* t = s->as_table();
+  if (t == nullptr) ctx.fail("scale", type_of(*s), "tables [scale.<name>]");
+  for (const auto& [sname, node] : in_file_order(*t)) {
+    const auto* st = node->as_table();
+    if (st == nullptr) ctx.fail("scale." + sname, type_of(*node), "a table [scale.<name>]");
+    if (sname == "default") {
+      ctx.fail("scale.default", "reserved: the default scale is the file's top level",
+               "another name, such as paper");
     }
+    scales.emplace_back(sname, read_layer(ctx, "scale." + sname + ".", *st, keys, false));
+    spec.scales.push_back(sname);
   }
+  return scales;
+}
+
+// The property keys an [[exclude]] may name: the known ones and every one the file sets.
+std::set<std::string> property_keys_of(const Layer& base, const Scales& scales) {
   std::set<std::string> property_keys;
   for (const auto& k : PropertySet::known_keys()) property_keys.insert(k);
   for (const auto& e : base.properties) property_keys.insert(e.key);
   for (const auto& [sname, layer] : scales) {
     for (const auto& e : layer.properties) property_keys.insert(e.key);
   }
-  // Every [[exclude]] is checked, the chosen scale's are used.
+  return property_keys;
+}
+
+// Every [[exclude]] is checked, the chosen scale's are used (in spec), and the
+// chosen scale's keys replace the base's, whether the base had them at the
+// top level or in [matrix].
+void apply_scale(const Ctx& ctx, const std::string& scale, const RunKeys& keys, Layer& base,
+                 Scales& scales, SweepSpec& spec) {
+  const std::set<std::string> property_keys = property_keys_of(base, scales);
   for (const auto& [where, t] : base.excludes) {
     spec.excludes.push_back(read_exclude(ctx, where, *t, keys, property_keys));
   }
@@ -366,7 +375,6 @@ SweepSpec build_spec(const toml::table& root, const std::string& name, const std
     }
     if (sname != scale) continue;
     found = true;
-    // A scale's key replaces the base's whether the base had it at the top level or in [matrix].
     override_entries(base.options, std::move(layer.options));
     override_entries(base.properties, std::move(layer.properties));
     for (auto& ex : excludes) spec.excludes.push_back(std::move(ex));
@@ -376,13 +384,10 @@ SweepSpec build_spec(const toml::table& root, const std::string& name, const std
     for (const auto& s : spec.scales) names += ", " + s;
     ctx.fail("scale", fmt::format("no [scale.{}] table for --scale {}", scale, scale), names);
   }
-  spec.options = std::move(base.options);
-  spec.properties = std::move(base.properties);
-  spec.command = keys.command();
-  if (!keys.is_run() && (!spec.properties.empty() || root.get("properties") != nullptr)) {
-    ctx.fail("properties", fmt::format("`{}` takes no workload properties", keys.command_text()),
-             fmt::format("the options of `pmemids {}`", keys.command_text()));
-  }
+}
+
+// The workload files the options name, found (spec.workload_paths).
+void resolve_workload_paths(SweepSpec& spec, const std::string& name) {
   for (const auto& e : spec.options) {
     if (e.key != "workload") continue;
     for (const auto& v : e.values) {
@@ -393,6 +398,25 @@ SweepSpec build_spec(const toml::table& root, const std::string& name, const std
       }
     }
   }
+}
+
+SweepSpec build_spec(const toml::table& root, const std::string& name, const std::string& scale,
+                     const RunKeys& keys) {
+  const Ctx ctx(name);
+  SweepSpec spec;
+  spec.file = name;
+  spec.scale = scale;
+  Layer base = read_layer(ctx, "", root, keys, true);
+  Scales scales = read_scales(ctx, root, keys, spec);
+  apply_scale(ctx, scale, keys, base, scales, spec);
+  spec.options = std::move(base.options);
+  spec.properties = std::move(base.properties);
+  spec.command = keys.command();
+  if (!keys.is_run() && (!spec.properties.empty() || root.get("properties") != nullptr)) {
+    ctx.fail("properties", fmt::format("`{}` takes no workload properties", keys.command_text()),
+             fmt::format("the options of `pmemids {}`", keys.command_text()));
+  }
+  resolve_workload_paths(spec, name);
   return spec;
 }
 

@@ -1,5 +1,7 @@
 // Streams of the queue, set and stack operation sets, and how a run's
 // operations are split over its workers (see stream.h).
+#include <utility>
+
 #include "errors.h"
 #include "util/stop_signals.h"
 #include "workload/generators.h"
@@ -125,61 +127,83 @@ Stream generate(const WorkloadSpec& spec, uint64_t stream_seed, const StreamShap
   throw std::logic_error("unknown operation set");
 }
 
-std::vector<StreamShape> plan_streams(const WorkloadSpec& spec, int workers, bool shared) {
-  const auto n = static_cast<uint64_t>(workers);
+namespace {
+
+// The queue's producers and consumers in a shared instance: given, or one
+// given and the other the rest of the workers, or neither (half each from two
+// workers); both 0 when every worker pushes and pops.
+std::pair<int64_t, int64_t> queue_roles(const WorkloadSpec& spec, int workers) {
+  int64_t producers = spec.producers, consumers = spec.consumers;
+  if (producers < 0 && consumers < 0) {
+    producers = workers >= 2 ? workers / 2 : 0;
+    consumers = workers >= 2 ? workers - producers : 0;
+  } else if (producers < 0) {
+    producers = workers - consumers;
+  } else if (consumers < 0) {
+    consumers = workers - producers;
+  }
+  const bool mixed = producers == 0 && consumers == 0;
+  if (!mixed && (producers < 0 || consumers < 0 || producers + consumers != workers)) {
+    throw UsageError(
+        fmt::format("producers={} and consumers={} must add up to the {} workers sharing the queue "
+                    "(or both be 0: every worker pushes and pops)",
+                    spec.producers < 0 ? "auto" : std::to_string(spec.producers),
+                    spec.consumers < 0 ? "auto" : std::to_string(spec.consumers), workers));
+  }
+  return {producers, consumers};
+}
+
+// Producers share the pushes, consumers the pops.
+std::vector<StreamShape> role_shapes(const WorkloadSpec& spec, int64_t producers,
+                                     int64_t consumers) {
+  const auto pushes =
+      static_cast<uint64_t>(static_cast<double>(spec.operationcount) * spec.pushproportion + 0.5);
+  const uint64_t pops = spec.operationcount - pushes;
+  if ((pushes > 0 && producers == 0) || (pops > 0 && consumers == 0)) {
+    throw UsageError(fmt::format(
+        "producers={} and consumers={}: the workload has {} pushes and {} pops; each kind "
+        "needs at least one worker",
+        producers, consumers, pushes, pops));
+  }
   std::vector<StreamShape> out;
-  if (!shared) {
-    for (uint32_t t = 0; t < n; ++t) out.push_back({spec.operationcount, StreamRole::kMixed, t});
-    return out;
+  const auto p = static_cast<uint64_t>(producers), c = static_cast<uint64_t>(consumers);
+  for (uint32_t t = 0; t < p; ++t) out.push_back({share(pushes, t, p), StreamRole::kProducer, t});
+  for (uint32_t t = 0; t < c; ++t) {
+    out.push_back({share(pops, t, c), StreamRole::kConsumer, static_cast<uint32_t>(p + t)});
   }
-  int64_t producers = 0, consumers = 0;
-  if (spec.operationset == OpSet::kQueue) {
-    producers = spec.producers, consumers = spec.consumers;
-    if (producers < 0 && consumers < 0) {
-      producers = workers >= 2 ? workers / 2 : 0;
-      consumers = workers >= 2 ? workers - producers : 0;
-    } else if (producers < 0) {
-      producers = workers - consumers;
-    } else if (consumers < 0) {
-      consumers = workers - producers;
-    }
-    const bool mixed = producers == 0 && consumers == 0;
-    if (!mixed && (producers < 0 || consumers < 0 || producers + consumers != workers)) {
-      throw UsageError(fmt::format(
-          "producers={} and consumers={} must add up to the {} workers sharing the queue "
-          "(or both be 0: every worker pushes and pops)",
-          spec.producers < 0 ? "auto" : std::to_string(spec.producers),
-          spec.consumers < 0 ? "auto" : std::to_string(spec.consumers), workers));
-    }
-  }
-  if (producers + consumers > 0) {
-    const auto pushes =
-        static_cast<uint64_t>(static_cast<double>(spec.operationcount) * spec.pushproportion + 0.5);
-    const uint64_t pops = spec.operationcount - pushes;
-    if ((pushes > 0 && producers == 0) || (pops > 0 && consumers == 0)) {
-      throw UsageError(fmt::format(
-          "producers={} and consumers={}: the workload has {} pushes and {} pops; each kind "
-          "needs at least one worker",
-          producers, consumers, pushes, pops));
-    }
-    const auto p = static_cast<uint64_t>(producers), c = static_cast<uint64_t>(consumers);
-    for (uint32_t t = 0; t < p; ++t) out.push_back({share(pushes, t, p), StreamRole::kProducer, t});
-    for (uint32_t t = 0; t < c; ++t) {
-      out.push_back({share(pops, t, c), StreamRole::kConsumer, static_cast<uint32_t>(p + t)});
-    }
-    return out;
-  }
+  return out;
+}
+
+// Every one of `n` workers a share of the operations (of push/pop pairs with
+// pushpoppairs); kv: slice t of n (stream.h); a set's keys need none.
+std::vector<StreamShape> mixed_shapes(const WorkloadSpec& spec, uint64_t n) {
   const bool pairs = spec.pushpoppairs && spec.operationset != OpSet::kKv;
   const bool kv = spec.operationset == OpSet::kKv || spec.operationset == OpSet::kOrderedKv;
   const uint64_t units = pairs ? spec.operationcount / 2 : spec.operationcount;
+  std::vector<StreamShape> out;
   for (uint32_t t = 0; t < n; ++t) {
     uint64_t ops = pairs ? 2 * share(units, t, n) : share(units, t, n);
     if (pairs && t + 1 == n) ops += spec.operationcount % 2;  // a lone last push
-    // kv: slice t of n (stream.h); a set's keys need none.
     out.push_back({ops, StreamRole::kMixed, t,
                    kv ? StreamSlice{t, static_cast<uint32_t>(n)} : StreamSlice{}});
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<StreamShape> plan_streams(const WorkloadSpec& spec, int workers, bool shared) {
+  const auto n = static_cast<uint64_t>(workers);
+  if (!shared) {
+    std::vector<StreamShape> out;
+    for (uint32_t t = 0; t < n; ++t) out.push_back({spec.operationcount, StreamRole::kMixed, t});
+    return out;
+  }
+  const auto [producers, consumers] = spec.operationset == OpSet::kQueue
+                                          ? queue_roles(spec, workers)
+                                          : std::pair<int64_t, int64_t>{0, 0};
+  if (producers + consumers > 0) return role_shapes(spec, producers, consumers);
+  return mixed_shapes(spec, n);
 }
 
 }  // namespace pmemids

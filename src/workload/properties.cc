@@ -439,8 +439,19 @@ WorkloadSpec PropertySet::build(bool client_settings) const {
   return spec;
 }
 
+bool property_applies(std::string_view key, OpSet set) {
+  const auto it = op_set_keys().find(std::string(key));
+  if (it == op_set_keys().end()) return true;
+  const OpSet as_given = set == OpSet::kOrderedKv ? OpSet::kKv : set;
+  return std::find(it->second.begin(), it->second.end(), as_given) != it->second.end();
+}
+
+std::string WorkloadSpec::request_generator() const {
+  return tracefile.empty() ? generator_name(requestdistribution) : "trace";
+}
+
 nlohmann::json WorkloadSpec::to_json() const {
-  return {
+  nlohmann::json all = {
       {"recordcount", recordcount},
       {"operationcount", operationcount},
       {"readproportion", readproportion},
@@ -471,10 +482,17 @@ nlohmann::json WorkloadSpec::to_json() const {
       {"slotsize", slotsize},
       {"tracefile", tracefile.empty() ? nlohmann::json() : nlohmann::json(tracefile)},
       {"traceload", traceload},
-      {"request_generator", tracefile.empty() ? generator_name(requestdistribution) : "trace"},
       {"workload_files", files},
       {"ignored_properties", ignored},
   };
+  nlohmann::json out;
+  for (auto& [key, value] : all.items()) {
+    if (property_applies(key, operationset)) out[key] = std::move(value);
+  }
+  if (property_applies("requestdistribution", operationset)) {
+    out["request_generator"] = request_generator();
+  }
+  return out;
 }
 
 }  // namespace pmemids

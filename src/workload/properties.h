@@ -97,12 +97,21 @@ struct WorkloadSpec {
   std::vector<std::string> files;              // property files, in order
   std::map<std::string, std::string> ignored;  // YCSB keys accepted but not applied
 
-  // Every property with its effective value, keyed by property name (tracefile
-  // null when none), plus "request_generator" (the key chooser that ran:
-  // generator_name() in workload/key_chooser.h, or "trace"), "workload_files"
-  // and "ignored_properties".
+  // The key chooser of the run phase: generator_name() in
+  // workload/key_chooser.h, or "trace".
+  std::string request_generator() const;
+
+  // Every property that applies to the operation set (property_applies) with
+  // its effective value, keyed by property name (tracefile null when none),
+  // plus, for kv, "request_generator", and "workload_files" and
+  // "ignored_properties".
   nlohmann::json to_json() const;
 };
+
+// Whether workload property `key` means something for operation set `set`
+// (an ordered-kv structure runs kv workloads): the set-specific properties
+// for the sets they name, every other key for all.
+bool property_applies(std::string_view key, OpSet set);
 
 class PropertySet {
  public:

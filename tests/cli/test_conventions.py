@@ -183,6 +183,40 @@ def test_completion_of_structure_and_mode_names(pmemids, completion):
     assert set(complete(completion, "run", "--thread-mode", "")) == {"single", "parallel", "concurrent", "native"}
 
 
+def test_completion_of_crash_follows_the_durable_modes(pmemids, completion):
+    # crash completes the modes and structures `list --json` says have a crash test.
+    entries = json.loads(pmemids("list", "--json").stdout)
+    durable = {m for e in entries for m in e["crash_modes"]}
+    assert durable and set(complete(completion, "crash", "--mode", "")) == durable
+    assert set(complete(completion, "crash", "--ds", "")) == {e["ds"] for e in entries if e["crash_modes"]}
+
+
+def test_help_names_every_mode_and_domain(pmemids):
+    # run's --mode help, --lock's default and --domain's help, and crash's --mode and
+    # --model help follow the backend list and the domain table: each names every mode
+    # (crash: every durable one) and domain `list --json` reports.
+    entries = json.loads(pmemids("list", "--json").stdout)
+    modes = {m for e in entries for m in e["modes"]}
+    durable = {m for e in entries for m in e["crash_modes"]}
+    domains = {d for e in entries for d in e["domains"]}
+
+    def options(command: str) -> dict[str, str]:
+        r = pmemids(command, "--help")
+        assert r.returncode == 0, r.describe()
+        return {b.split()[0]: b for b in re.split(r"\n(?=  +-)", r.stdout) if b.split()}
+
+    def named(word: str, block: str) -> bool:
+        return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", block) is not None
+
+    run, crash = options("run"), options("crash")
+    assert modes and all(named(m, run["--mode"]) for m in modes), run["--mode"]
+    assert all(named(m, run["--lock"]) for m in modes), run["--lock"]
+    assert domains and all(named(d, run["--domain"]) for d in domains), run["--domain"]
+    assert durable and all(named(m, crash["--mode"]) for m in durable), crash["--mode"]
+    assert not any(named(m, crash["--mode"]) for m in modes - durable), crash["--mode"]
+    assert all(named(d, crash["--model"]) for d in domains), crash["--model"]
+
+
 def test_completion_of_properties_files_and_numbers(completion, tmp_path):
     assert "recordcount=" in complete(completion, "run", "-p", "rec")
     (tmp_path / "wl-one").write_text("recordcount=1\n")

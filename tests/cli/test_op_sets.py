@@ -167,6 +167,35 @@ def test_kv_records_keep_their_fields(pmemids):
     assert rec["config"]["operationset"] == "kv"
 
 
+# The config keys that belong to some operation sets only (their workload
+# properties, and the knobs of the structures implementing them), per set: a
+# record carries those of its own set and none of another's.
+OP_SET_KEYS = {
+    "kv": {"readproportion", "updateproportion", "insertproportion", "scanproportion",
+           "readmodifywriteproportion", "deleteproportion", "requestdistribution",
+           "zipfianconstant", "insertorder", "maxscanlength", "hotspotdatafraction",
+           "hotspotopnfraction", "readmissrate", "tracefile", "traceload", "request_generator",
+           "recordcount", "fieldlength", "load_factor", "node_keys", "max_height"},
+    "set": {"readproportion", "insertproportion", "deleteproportion", "keyrange"},
+    "queue": {"recordcount", "fieldlength", "pushproportion", "popproportion", "pushpoppairs",
+              "producers", "consumers", "queueslots", "slotsize"},
+    "stack": {"recordcount", "pushproportion", "popproportion", "pushpoppairs", "poolnodes",
+              "localwork", "wait", "combiner_yield", "persist_requests", "elimination", "recycle",
+              "combining_rounds"},
+}
+
+
+@pytest.mark.parametrize("op_set,ds,workload", [
+    ("kv", "hashtable", "workloada"), ("kv", "btree", "workloade"), ("set", "lflist-harris", "set-u20"),
+    ("queue", "ringbuffer-volatile", "ring-5050"), ("stack", "stack-lock", "stack-random")])
+def test_a_record_carries_only_its_operation_sets_keys(pmemids, op_set, ds, workload):
+    [rec] = expect_ok(pmemids.run("--ds", ds, "--mode", "dram", "-P", WORKLOADS / workload,
+                                  "-p", "operationcount=1000"))
+    specific = set().union(*OP_SET_KEYS.values())
+    assert rec["config"]["operationset"] == op_set
+    assert rec["config"].keys() & specific == OP_SET_KEYS[op_set]
+
+
 @pytest.mark.parametrize("workload", ["stack-pushpop", "stack-random"])
 def test_stack_workloads_need_a_stack(pmemids, workload):
     r = pmemids.run("--ds", "hashtable", "--mode", "dram", "-P", WORKLOADS / workload, *SMALL)

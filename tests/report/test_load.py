@@ -153,3 +153,34 @@ def test_failed_record_needs_a_reason(tmp_path, capsys):
     p = write(tmp_path, GOOD[:1] + [json.dumps(bad)])
     code, err = run_main(capsys, p, "--out", tmp_path / "out")
     assert code == 2 and f"{p}:2: missing field 'reason'" in err
+
+
+# Keys a kv record carried before records kept only their operation set's (issue 27).
+OTHER_SETS = {"pushproportion": 0.5, "popproportion": 0.5, "pushpoppairs": False, "keyrange": 1024,
+              "queueslots": 32768, "slotsize": 4096, "poolnodes": 0, "localwork": 0,
+              "wait": "adaptive", "combining_rounds": 20}
+
+
+def _stack(r):
+    for k in ("readproportion", "updateproportion", "insertproportion", "requestdistribution"):
+        r["config"].pop(k, None)
+    r["config"].update(ds="stack-lock", workload="stack-random", operationset="stack",
+                       pushproportion=0.5, popproportion=0.5, wait="adaptive", poolnodes=0)
+
+
+def test_records_with_and_without_other_sets_keys_load_and_group(tmp_path):
+    # This version's kv records (none of the keys), an older version's (all of them, on
+    # another revision), and a stack record beside them: each kind pools its own
+    # repetitions, and only the stack's workload is labelled with push and pop.
+    old = [edited(l, lambda r: r["config"].update(OTHER_SETS) or r["context"].update(
+        git_revision="old")) for l in GOOD]
+    p = write(tmp_path, GOOD + old + [edited(GOOD[0], _stack), edited(GOOD[1], _stack)])
+    records = read_records([str(p)])
+    confs = stats.configurations(stats.runs(records), records)
+    kv = confs[confs["ds"] == "hashtable"]
+    assert len(kv) == 8 and set(kv["n"]) == {2}
+    new = kv[kv["git_revision"] != "old"]
+    assert len(new) == 4 and all(stats.missing(v) for v in new["pushproportion"])
+    assert all("push" not in t for t in new["workload_text"])
+    [stack] = confs[confs["ds"] == "stack-lock"].itertuples()
+    assert stack.n == 2 and "50% push, 50% pop" in stack.workload_text

@@ -165,6 +165,24 @@ TEST(CompareTest, KeysOfOneFileOnlyAreListedNotMatchedOn) {
   EXPECT_EQ(merged.rows[0].base.ops_per_sec.size(), 4u);
 }
 
+// Records carry the keys of their own operation set only; older ones carried
+// every set's (a kv record pushproportion 0.5). Matched against a file that
+// mixes sets, those keys of another set neither split nor unmatch a kv
+// configuration.
+TEST(CompareTest, KeysOfAnotherOperationSetAreNotMatchedOn) {
+  TempDir d;
+  const nlohmann::json stack = {{"operationset", "stack"}, {"pushproportion", 0.5}};
+  const Comparison c = compare_texts(
+      d, lines(reps("hashtable", {1, 2}, {{"pushproportion", 0.5}, {"queueslots", 64}})),
+      lines(reps("hashtable", {1, 2}, {{"operationset", "kv"}}) +
+            reps("stack-lock", {1, 2}, stack)));
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].label, "hashtable dram w");
+  EXPECT_EQ(c.rows[0].config.count("pushproportion"), 0u);
+  EXPECT_TRUE(c.keys_only_base.empty());
+  EXPECT_EQ(c.only_new, std::vector<std::string>{"stack-lock dram w"});
+}
+
 TEST(CompareTest, VerdictsFollowTheTest) {
   TempDir d;
   const std::string base = lines(reps("hashtable", {100, 101, 102, 103, 104}));

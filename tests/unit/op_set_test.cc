@@ -6,10 +6,13 @@
 
 #include <map>
 #include <set>
+#include <type_traits>
+#include <vector>
 
 #include "ds/catalog.h"
 #include "errors.h"
 #include "registry/registry.h"
+#include "run/locks.h"
 #include "workload/properties.h"
 #include "workload/stream.h"
 
@@ -223,10 +226,8 @@ TEST(Registry, EveryStructureDeclaresItsTraitsOnce) {
     EXPECT_TRUE(names.insert(e.name).second) << e.name;
     EXPECT_FALSE(e.description.empty()) << e.name;
     for (Mode m : kAllModes) {
-      EXPECT_EQ(e.run[static_cast<int>(m)] != nullptr, e.supports(m)) << e.name;
-      const bool durable = m == Mode::kPersist || m == Mode::kTrans;
-      EXPECT_EQ(e.crash[static_cast<int>(m)] != nullptr, durable && e.supports(m) && !e.harness)
-          << e.name;
+      EXPECT_EQ(e.in(m).run != nullptr, e.supports(m)) << e.name;
+      EXPECT_EQ(e.in(m).crash != nullptr, durable(m) && e.supports(m) && !e.harness) << e.name;
     }
   }
   EXPECT_EQ(names.size(), n);
@@ -260,6 +261,72 @@ std::string message_of(auto&& f) {
     return e.what();
   }
   return "";
+}
+
+// ---- the backend list --------------------------------------------------------
+
+// Every entry: its name is its mode's, and it is durable exactly when it has a
+// checking backend of the same mode (which the list maps both ways); every
+// structure then has a crash test in each durable mode it supports
+// (Registry.EveryStructureDeclaresItsTraitsOnce).
+TEST(BackendList, DurableBackendsHaveACheckingCounterpartOfTheirMode) {
+  std::vector<Mode> durable_ones;
+  for_each_backend([&](const auto& entry) {
+    using E = std::remove_cvref_t<decltype(entry)>;
+    using B = typename E::type;
+    EXPECT_EQ(mode_name(B::kMode), entry.name);
+    EXPECT_EQ(durable(B::kMode), B::kDurable) << entry.name;
+    if constexpr (B::kDurable) {
+      using C = typename E::checking;
+      static_assert(std::is_same_v<typename ShadowOf<B>::type, C>);
+      static_assert(std::is_same_v<typename PlainOf<C>::type, B>);
+      static_assert(C::kMode == B::kMode);
+      durable_ones.push_back(B::kMode);
+    }
+  });
+  EXPECT_EQ(durable_modes(), durable_ones);
+  EXPECT_FALSE(durable_ones.empty());
+}
+
+TEST(BackendList, ModesRoundTripThroughTheirNames) {
+  std::set<std::string_view> names;
+  for (Mode m : kAllModes) {
+    EXPECT_TRUE(names.insert(mode_name(m)).second) << mode_name(m);
+    EXPECT_EQ(find_mode(mode_name(m)), m);
+    EXPECT_TRUE(kEveryMode.has(m)) << mode_name(m);
+    EXPECT_EQ(kVolatileModes.has(m), !durable(m)) << mode_name(m);
+  }
+  const std::string refused = message_of([] { find_mode("nvram"); });
+  for (Mode m : kAllModes) EXPECT_NE(refused.find(mode_name(m)), std::string::npos) << refused;
+  EXPECT_FALSE(mode_named("all"));
+}
+
+// The default lock of every mode is one a run of that mode can place.
+TEST(BackendList, DefaultLocksFitTheirModes) {
+  for (Mode m : kAllModes) {
+    EXPECT_TRUE(lock_fits(default_lock(m), m)) << mode_name(m);
+    EXPECT_EQ(find_lock(lock_name(default_lock(m)), m), default_lock(m));
+  }
+}
+
+// Leak repair belongs to the backend: a checking backend repairs as the
+// backend it stands for does (so `pmemids crash` recovers as a reopened run
+// does), a volatile backend keeps nothing to repair, and the list says so per
+// mode. pmem-persist repairs what a crash leaked; pmem-trans allocates inside
+// its transactions, so any leak there is a violation (docs/crash.md).
+TEST(BackendList, LeakRepairIsTheBackendsOwn) {
+  for_each_backend([&](const auto& entry) {
+    using E = std::remove_cvref_t<decltype(entry)>;
+    using B = typename E::type;
+    EXPECT_EQ(mode_info(B::kMode).repairs_leaks, RepairsLeaks<B>) << entry.name;
+    if constexpr (B::kDurable) {
+      EXPECT_EQ(RepairsLeaks<typename E::checking>, RepairsLeaks<B>) << entry.name;
+    } else {
+      EXPECT_FALSE(RepairsLeaks<B>) << entry.name;
+    }
+  });
+  EXPECT_TRUE(mode_info(Mode::kPersist).repairs_leaks);
+  EXPECT_FALSE(mode_info(Mode::kTrans).repairs_leaks);
 }
 
 TEST(Registry, MisfitsNameTheStructuresThatFit) {

@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "ds/traits.h"
 #include "errors.h"
+#include "pmem/domain.h"
 
 namespace pmemids {
 namespace {
@@ -23,6 +27,38 @@ TEST(PersistenceOptions, EadrOnAPlatformWithoutPersistentCachesIsEmulatedAndFlus
   const PersistencePolicy p = resolve_persistence(o, false);
   EXPECT_EQ(p.to_json()["domain"], "eadr-emulated");
   EXPECT_EQ(p.flush_label(), "none");
+}
+
+// Every domain of the table, asked by name on a platform with and without
+// persistent caches: its own label (with "-emulated" exactly when it needs
+// persistent caches the platform lacks), its table row's flushing, and a
+// place in the domains structures may declare; auto picks the platform's.
+TEST(PersistenceOptions, EveryDomainOfTheTableRoundTripsThroughItsName) {
+  for (const DomainInfo& d : kDomainTable) {
+    for (bool platform_eadr : {false, true}) {
+      PersistenceOptions o;
+      o.domain = std::string(d.name);
+      const PersistencePolicy p = resolve_persistence(o, platform_eadr);
+      EXPECT_EQ(p.domain.domain, d.domain) << d.name;
+      const bool emulated = d.emulatable && !platform_eadr;
+      EXPECT_EQ(p.domain.emulated, emulated) << d.name;
+      EXPECT_EQ(p.domain.label(), std::string(d.name) + (emulated ? "-emulated" : "")) << d.name;
+      EXPECT_EQ(p.domain.flushes(), d.flushes) << d.name;
+      EXPECT_EQ(p.to_json()["domain"], p.domain.label()) << d.name;
+    }
+    EXPECT_EQ(domain_name(d.domain), d.name);
+    EXPECT_TRUE(kEveryDomain.has(d.domain)) << d.name;
+    const std::vector<std::string> choices = domain_choices();
+    EXPECT_EQ(std::count(choices.begin(), choices.end(), d.name), 1) << d.name;
+  }
+  for (bool platform_eadr : {false, true}) {
+    PersistenceOptions o;
+    o.domain = "auto";
+    const PersistencePolicy p = resolve_persistence(o, platform_eadr);
+    EXPECT_EQ(p.domain.domain, platform_domain(platform_eadr));
+    EXPECT_EQ(domain_info(p.domain.domain).emulatable, platform_eadr);
+    EXPECT_FALSE(p.domain.emulated);
+  }
 }
 
 TEST(PersistenceOptions, NtCopiesEverySize) {

@@ -199,6 +199,29 @@ TEST(ShadowAdr, GrainEightCutsALineBetweenItsStoresInOrder) {
   EXPECT_TRUE(seen.count("VVVVVVVV" + std::string(16, 'D')) == 1) << "both stores";
 }
 
+// The power model is the domain table's, for every domain in it: a store
+// fenced but never written back survives a crash exactly when the domain's
+// crash model keeps unflushed lines; written back and fenced, it survives in
+// every domain.
+TEST(ShadowDomains, UnflushedStoresFollowTheTablesCrashModel) {
+  for (const DomainInfo& d : kDomainTable) {
+    PersistencePolicy p = PersistencePolicy::host_default();
+    p.domain = *choose_domain(d.name, false);
+    const ScopedPolicy scoped(p);
+    Shadow sh;
+    sh.arm([](uint64_t) {});
+    Pool pool(sh);
+    const std::string before = pool.now();
+    pool.store(sh, 0, "BBBBBBBB");
+    sh.fenced();
+    EXPECT_EQ(pool.image(sh), d.crash_model.unflushed_lines_lost ? before : pool.now()) << d.name;
+    pool.store(sh, 64, "CCCCCCCC");
+    sh.flushed(pool.at(0), 72);
+    sh.fenced();
+    EXPECT_EQ(pool.image(sh), pool.now()) << d.name;
+  }
+}
+
 TEST(ShadowEadr, EveryStoreSurvives) {
   const ScopedPolicy scoped(in_domain("eadr"));
   Shadow sh;

@@ -153,7 +153,7 @@ TEST(StackNativeMode, PushPopPairsThroughTheRegistry) {
       streams.push_back(generate(spec, spec.seed + t, shapes[t]));
       req.feeds.push_back({&streams.back(), {}});
     }
-    const RepResult r = find_ds(name).run[static_cast<int>(Mode::kDram)](req);
+    const RepResult r = find_ds(name).in(Mode::kDram).run(req);
     EXPECT_EQ(r.tally.total(), spec.operationcount) << name;
     const auto pops = static_cast<size_t>(OpType::kPop);
     EXPECT_EQ(r.tally.found[pops], r.tally.count[pops]) << name << ": a pop follows a push";

@@ -264,7 +264,7 @@ TEST(NativeMode, WorkersShareOneInstanceWithoutALock) {
       streams.push_back(generate(spec, spec.seed + t, shapes[t]));
       req.feeds.push_back({&streams.back(), {}});
     }
-    const RepResult r = find_ds(name).run[static_cast<int>(Mode::kDram)](req);
+    const RepResult r = find_ds(name).in(Mode::kDram).run(req);
     EXPECT_EQ(r.tally.total(), spec.operationcount) << name;
     ASSERT_EQ(r.threads.size(), 2u);
     EXPECT_EQ(r.threads[0].ops + r.threads[1].ops, spec.operationcount);

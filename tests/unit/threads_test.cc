@@ -439,7 +439,7 @@ TEST(ParallelTest, InstancesAreIndependentAndResultsAddUp) {
                  .threads = n,
                  .placement = unpinned(n)};
   for (const Stream& s : streams) req.feeds.push_back({&s, {0, 7}});
-  const RepResult r = find_ds("hashtable").run[static_cast<int>(Mode::kPersist)](req);
+  const RepResult r = find_ds("hashtable").in(Mode::kPersist).run(req);
 
   ASSERT_EQ(r.threads.size(), static_cast<size_t>(n));
   uint64_t ops = 0;
