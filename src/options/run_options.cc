@@ -8,7 +8,6 @@
 #include "counters/perf_events.h"
 #include "errors.h"
 #include "options/validators.h"
-#include "registry/registry.h"
 
 namespace pmemids {
 
@@ -91,8 +90,8 @@ void add_repetition_options(CLI::App* sub, RunOptions& o) {
 
 // The structures' knobs: what each structure declares (ds/traits.h, kKnobs),
 // once per knob of the catalog.
-void add_structure_options(CLI::App* sub, RunOptions& o) {
-  add_knob_options(sub, all_knobs(), o.knobs);
+void add_structure_options(CLI::App* sub, RunOptions& o, std::span<const Knob* const> knobs) {
+  add_knob_options(sub, knobs, o.knobs);
 }
 
 // Worker threads: how many, sharing what, under which lock, placed where.
@@ -195,12 +194,12 @@ void add_client_options(CLI::App* sub, RunOptions& o) {
 
 }  // namespace
 
-void add_run_options(CLI::App* sub, RunOptions& o) {
+void add_run_options(CLI::App* sub, RunOptions& o, std::span<const Knob* const> knobs) {
   add_selection_options(sub, o);
   add_workload_options(sub, o.workload);
   add_pool_options(sub, o);
   add_repetition_options(sub, o);
-  add_structure_options(sub, o);
+  add_structure_options(sub, o, knobs);
   add_thread_options(sub, o);
   add_timing_options(sub, o);
   add_persistence_options(sub, o.persistence);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -75,9 +76,11 @@ ClientSettings resolve_client(const RunOptions& o, const WorkloadSpec& spec);
 // from ("threadcount=2"); empty: --threads.
 void check_thread_count(const std::string& thread_mode, int threads, const std::string& from = "");
 
-// Registers every `pmemids run` option on `sub`, writing into `o`. Parsing
-// checks syntax and ranges; combinations are checked when the run starts.
-void add_run_options(CLI::App* sub, RunOptions& o);
+// Registers every `pmemids run` option on `sub`, writing into `o`, with one
+// option per knob of `knobs` (the catalog's, registry/registry.h all_knobs:
+// the registry sits above this layer). Parsing checks syntax and ranges;
+// combinations are checked when the run starts.
+void add_run_options(CLI::App* sub, RunOptions& o, std::span<const Knob* const> knobs);
 
 // YCSB spells its long options with one dash (-threads 4 -target 1000); CLI11
 // reads "-threads" as a cluster of short flags. Returns argv with "-threads"

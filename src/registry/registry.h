@@ -41,8 +41,8 @@ struct DsEntry {
   ModeSet modes;
   DomainSet domains;
   bool harness;
-  ModeSet torn_modes;        // durable modes not failure-atomic by design (ds/traits.h)
-  ModeSet torn_value_modes;  // durable modes whose overwrites can tear (ds/traits.h)
+  ModeSet torn_modes;                  // durable modes not failure-atomic by design (ds/traits.h)
+  ModeSet torn_value_modes;            // durable modes whose overwrites can tear (ds/traits.h)
   std::span<const Knob* const> knobs;  // the knobs it reads (ds/traits.h)
   std::span<const Metric> metrics;     // what it counts about itself (ds/traits.h)
   std::array<ModeFns, kModeCount> per_mode;  // indexed by Mode (the backend list's order)

@@ -82,7 +82,7 @@ TEST(Knobs, EveryKnobsDefaultIsWhatDsOptionsHolds) {
 DsOptions parsed(std::vector<std::string> args) {
   CLI::App app;
   RunOptions o;
-  add_run_options(&app, o);
+  add_run_options(&app, o, all_knobs());
   args.insert(args.begin(), {"--ds", "x", "--mode", "dram"});
   std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
   app.parse(args);
