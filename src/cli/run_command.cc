@@ -14,7 +14,6 @@
 #include "counters/counters_row.h"
 #include "errors.h"
 #include "host/placement.h"
-#include "options/config_keys.h"
 #include "options/lists.h"
 #include "options/run_options.h"
 #include "pmem/policy.h"
@@ -357,7 +356,6 @@ nlohmann::json Execution::config(const DsEntry& e, Mode m, int shown, const RepR
        {"repeat", o_.repeat},
        {"warmup", o_.warmup},
        {"repetition", shown}});
-  keep_keys_of(plan_.spec.operationset, config);
   config.update(knobs_config(e.knobs, req_.knobs));
   config.update(plan_.policy.to_json());
   config["flush"] = o_.persistence.flush;
@@ -387,7 +385,7 @@ void run(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run a YCSB workload on structures and modes");
-  add_run_options(sub, *o);
+  add_run_options(sub, *o, all_knobs());
   sub->footer(table_columns_help());
   sub->callback([o] { run(*o); });
 }
