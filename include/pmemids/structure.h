@@ -11,6 +11,7 @@
 #include "pmemids/combining_options.h"
 #include "pmemids/errors.h"
 #include "pmemids/key_codec.h"
+#include "pmemids/knob.h"
 
 namespace pmemids {
 
@@ -29,7 +30,20 @@ struct DsOptions {
   uint32_t slotsize = 0;     // queue: bytes per slot (payloads are value_size <= slotsize)
   // Combining stacks (ds/combining.h).
   CombiningOptions combining;
+  // The values of knobs (pmemids/knob.h) that have no member above.
+  KnobValues knobs;
 };
+
+inline double Knob::of(const DsOptions& o) const {
+  return get != nullptr ? get(o) : o.knobs.find(name).value_or(def);
+}
+inline void Knob::assign(DsOptions& o, double v) const {
+  if (set != nullptr) {
+    set(o, v);
+  } else {
+    o.knobs.set(*this, v);
+  }
+}
 
 // count * size, or UINT64_MAX when it overflows: sizes read from a pool that is
 // not trusted yet, for checked pointers (B::follow) to refuse.

@@ -56,3 +56,31 @@ def op_types() -> list[str]:
             if op not in seen:
                 seen.append(op)
     return seen
+
+
+def knobs() -> list[dict]:
+    """Every knob some structure reads (the entries' "knobs": name, option, type, default,
+    range or choices, help), once each, in first-listed order."""
+    seen: dict[str, dict] = {}
+    for e in entries():
+        for k in e.get("knobs", []):
+            seen.setdefault(k["name"], k)
+    return list(seen.values())
+
+
+def knobs_of(ds) -> set[str] | None:
+    """The names of the knobs structure `ds` reads; None for a name the list does not know."""
+    for e in entries():
+        if e["ds"] == ds:
+            return {k["name"] for k in e.get("knobs", [])}
+    return None
+
+
+def metrics() -> list[dict]:
+    """Every metric some structure counts about itself (the entries' "metrics": name,
+    help), once each, in first-listed order."""
+    seen: dict[str, dict] = {}
+    for e in entries():
+        for m in e.get("metrics", []):
+            seen.setdefault(m["name"], m)
+    return list(seen.values())

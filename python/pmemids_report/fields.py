@@ -16,13 +16,15 @@ latency_<op>_<stat> for every operation type.
 
 CONFIG_KEYS: fields of a run record's `config` (and the report's derived `locality`, and
 the context's `hostname`, `pmem` and `git_revision`, which the report keeps in a
-configuration's identity) that a claim's select(...) or by=[...] may name.
+configuration's identity) that a claim's select(...) or by=[...] may name. The
+structures' knobs among them are the binary's (`pmemids list --json`).
 """
 
 from __future__ import annotations
 
 import re
 
+from . import catalog
 from .style import OP_TYPES, PERCENTILES
 
 # The events of `run --counters perf` (src/counters/perf_events.h, kPerfEvents).
@@ -55,8 +57,8 @@ METRICS: dict[str, str] = {
     **{k: "issue 14" for k in [
         "ns_per_op", "gib_per_sec", "flushes_issued", "fences_issued", "ewr", "rwr",
         "hit_ratio_achieved"]},
-    **{k: "issue 16" for k in ["combining_sessions_per_op", "mean_batch_size",
-                               "elimination_ratio", "spins_per_op"]},
+    # each structure's own (`pmemids list --json`: "metrics"), in its records only
+    **{m["name"]: "structure" for m in catalog.metrics()},
     # --counters perf: each event's total and <event>_per_op (null where not counted).
     **{k: "run --counters perf" for e in PERF_EVENTS for k in (e, f"{e}_per_op")},
     **{k: "run --counters perf" for k in ["llc_miss_ratio", "ipc"]},
@@ -78,10 +80,9 @@ CONFIG_KEYS = (
     # what and how
     "ds", "mode", "workload", "thread_mode", "threads", "lock", "pin", "cpu_node", "mem_node",
     "duration", "min_time", "timeline_ms", "latency_sample", "warmup", "reopen", "target",
-    # structure knobs
-    "load_factor", "node_keys", "max_height",
-    # combining stacks (issue 16)
-    "wait", "combiner_yield", "persist_requests", "elimination", "recycle", "combining_rounds",
+    # the structures' knobs (each structure's own: `pmemids list --json`, catalog.py)
+    *(k["name"] for k in catalog.knobs()),
+    # the combining stacks' workload properties (issue 16)
     "poolnodes", "localwork",
     # workload properties
     "recordcount", "operationcount", "readproportion", "updateproportion", "insertproportion",

@@ -7,7 +7,8 @@ memory or code are never pooled. Run records of one configuration are its
 repetitions, whichever file they came from; warm-up and aggregate records are
 never repetitions. Optional fields missing from older
 records get the defaults they stand for (DEFAULTS: a record without
-thread_mode/threads was single-threaded).
+thread_mode/threads was single-threaded); of the structures' knobs a configuration
+keeps those of its structure only (record_config: older records carried every knob).
 
 `runs(records)` is one row per run record: config columns, `config` (the
 identity as a dict), `config_id` (its JSON),
@@ -34,6 +35,7 @@ import math
 
 import pandas as pd
 
+from . import catalog
 from .fields import COSTS, COUNTER_RATIOS
 from .load import Record
 from .style import LOCALITIES, LOCKS, MODES, PERCENTILES, OP_TYPES, STRUCTURES, order_key, workload_label
@@ -42,12 +44,15 @@ NOT_IDENTITY = {"repetition", "repeat", "seed", "stream_seeds", "stream_roles", 
                 "workload_files", "ignored_properties", "keep_pool", "status_interval",
                 "oversubscribed"}  # a config key of combining-stack runs before metrics had it
 CONTEXT_IDENTITY = ["hostname", "pmem", "git_revision"]
+# Each structure's knobs at their defaults (`pmemids list --json`): what runs before a
+# knob existed used. A record carries the knobs of its own structure only; record_config
+# drops the others from older records, which carried every knob.
+KNOB_DEFAULTS = {k["name"]: k["default"] for k in catalog.knobs()}
 DEFAULTS = {"thread_mode": "single", "threads": 1, "workload": "unnamed", "lock": None, "target": None,
             "pin": None, "cpu_node": None, "mem_node": None,
-            # combining stacks (issue 16): what runs before their knobs existed used
-            "wait": "adaptive", "combiner_yield": False, "persist_requests": "on",
-            "elimination": "on", "recycle": "on", "combining_rounds": 20, "poolnodes": 0,
-            "localwork": 0}
+            # the combining stacks' workload properties (issue 16), before they existed
+            "poolnodes": 0, "localwork": 0,
+            **KNOB_DEFAULTS}
 LATENCIES = [f"latency_{op}_{p}_ns" for op in OP_TYPES for p, _ in PERCENTILES] + \
             [f"latency_{op}_mean_ns" for op in OP_TYPES]
 # Numbers per run averaged per configuration: costs, latencies and the clock's cost.
@@ -80,8 +85,18 @@ def runs(records: list[Record]) -> pd.DataFrame:
     return df
 
 
+def record_config(config: dict) -> dict:
+    """A record's config with the defaults it stands for (DEFAULTS), and of the knobs only
+    those of its structure (all of them when the structure is not one the binary lists)."""
+    own = catalog.knobs_of(config.get("ds"))
+    out = {**DEFAULTS, **config}
+    if own is None:
+        return out
+    return {k: v for k, v in out.items() if k not in KNOB_DEFAULTS or k in own}
+
+
 def _row(r: Record) -> dict:
-    config = {**DEFAULTS, **r.data["config"]}
+    config = record_config(r.data["config"])
     metrics = r.data["metrics"]
     identity = {k: _identity_value(v) for k, v in config.items() if k not in NOT_IDENTITY}
     identity.update({k: r.data["context"].get(k) for k in CONTEXT_IDENTITY})

@@ -1,5 +1,6 @@
 // `pmemids list`: the descriptor list (ds/catalog.h) with every trait:
-// operation set, synchronisation, modes, domains, element sizes per mode.
+// operation set, synchronisation, modes, domains, element sizes per mode,
+// and the knobs it reads (name, option, type, default, range, help).
 // `--json` is what the report and scripts read instead of their own lists.
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "ds/common.h"
+#include "options/knob_options.h"
 #include "registry/registry.h"
 
 namespace pmemids {
@@ -51,6 +53,20 @@ std::vector<std::string> crash_modes_in(const DsEntry& e, ModeSet set) {
   return out;
 }
 
+// Each knob the structure reads, described (options/knob_options.h).
+nlohmann::json knobs(const DsEntry& e) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Knob* k : e.knobs) out.push_back(knob_description(*k));
+  return out;
+}
+
+// What the structure counts about itself: each metric's name and meaning.
+nlohmann::json metrics(const DsEntry& e) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Metric& m : e.metrics) out.push_back({{"name", m.name}, {"help", m.help}});
+  return out;
+}
+
 std::string joined(const std::vector<std::string>& v, const char* sep = ",") {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -79,6 +95,8 @@ void list(const ListOptions& o) {
                      {"torn_value_modes", crash_modes_in(e, e.torn_value_modes)},
                      {"harness", e.harness},
                      {"element_bytes", sizes},
+                     {"knobs", knobs(e)},
+                     {"metrics", metrics(e)},
                      {"fieldlength", o.fieldlength}});
     }
     fmt::print("{}\n", out.dump(2));

@@ -14,7 +14,6 @@
 #include "counters/counters_row.h"
 #include "errors.h"
 #include "host/placement.h"
-#include "options/config_keys.h"
 #include "options/lists.h"
 #include "options/run_options.h"
 #include "pmem/policy.h"
@@ -214,15 +213,7 @@ Execution::Execution(const RunPlan& plan, const RunOptions& o)
           .pool_size = plan.pool_size,
           .reopen = o.reopen,
           .pool_check_timeout_s = o.pool_check_timeout,
-          .load_factor = o.load_factor,
-          .max_height = o.max_height,
-          .node_keys = o.node_keys,
-          .combining = {.wait = *find_wait_policy(o.wait),
-                        .combiner_yield = o.combiner_yield,
-                        .persist_requests = o.persist_requests == "on",
-                        .elimination = o.elimination == "on",
-                        .recycle = o.recycle == "on",
-                        .rounds = o.combining_rounds},
+          .knobs = knob_values(o.knobs),
           .spec = &current_,
           .thread_mode = plan.thread_mode,
           .threads = plan.client.threads,
@@ -331,7 +322,8 @@ nlohmann::json Execution::metrics(const DsEntry& e, Mode m, int rep, const RepRe
   return metrics;
 }
 
-// Every knob of the repetition: the workload's properties, then run's.
+// Every knob of the repetition: the workload's properties, then run's, then
+// the structure's own (only those it reads).
 nlohmann::json Execution::config(const DsEntry& e, Mode m, int shown, const RepResult& r) const {
   const ClientSettings& client = plan_.client;
   const auto null_unless = [](bool set, const auto& v) {
@@ -361,19 +353,10 @@ nlohmann::json Execution::config(const DsEntry& e, Mode m, int shown, const RepR
        {"pool_size", r.pool_bytes},
        {"keep_pool", o_.keep_pool},
        {"reopen", o_.reopen},
-       {"load_factor", o_.load_factor},
-       {"node_keys", o_.node_keys},
-       {"max_height", o_.max_height},
-       {"wait", o_.wait},
-       {"combiner_yield", o_.combiner_yield},
-       {"persist_requests", o_.persist_requests},
-       {"elimination", o_.elimination},
-       {"recycle", o_.recycle},
-       {"combining_rounds", o_.combining_rounds},
        {"repeat", o_.repeat},
        {"warmup", o_.warmup},
        {"repetition", shown}});
-  keep_keys_of(plan_.spec.operationset, config);
+  config.update(knobs_config(e.knobs, req_.knobs));
   config.update(plan_.policy.to_json());
   config["flush"] = o_.persistence.flush;
   config["counters"] = null_unless(plan_.counters.mode != CounterMode::kNone, o_.counters);
@@ -402,7 +385,7 @@ void run(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run a YCSB workload on structures and modes");
-  add_run_options(sub, *o);
+  add_run_options(sub, *o, all_knobs());
   sub->footer(table_columns_help());
   sub->callback([o] { run(*o); });
 }

@@ -214,9 +214,7 @@ RunShape shape_of(const RunPlan& p, const RunOptions& o) {
   // streams hold one workload between them.
   const int instances = p.thread_mode == ThreadMode::kParallel ? p.client.threads : 1;
   return {.pool_size = p.pool_size,
-          .load_factor = o.load_factor,
-          .node_keys = o.node_keys,
-          .max_height = o.max_height,
+          .knobs = knob_values(o.knobs),
           .instances = instances,
           .streams = instances,
           .workers = p.client.threads,

@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "errors.h"
-#include "options/config_keys.h"
+#include "registry/config_keys.h"
 #include "stats/summary.h"
 #include "util/file_checks.h"
 
@@ -260,8 +260,9 @@ RecordFile read_record_file(const std::string& path) {
       fail(fmt::format("metrics.ops_per_sec is {}", ops.dump()), "a number >= 0");
     }
     nlohmann::json config = rec["config"];
-    // A run record of another version may carry keys of other operation sets.
-    if (config.contains("ds")) keep_keys_of(config_op_set(config), config);
+    // A run record of another version may carry keys of other operation sets
+    // and knobs of other structures.
+    if (config.contains("ds")) keep_record_keys(config);
     f.runs.push_back({lineno, std::move(config), rec["metrics"]});
   }
   if (f.runs.empty()) {

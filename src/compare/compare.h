@@ -5,9 +5,9 @@
 // repetitions, outputs or seeds apart (kNotIdentity, plus any --ignore), and
 // without keys that only one of the two files has (older or newer record
 // versions; they are listed). A run record's keys of operation sets other
-// than its own (which records of older versions carry, options/config_keys.h)
-// are dropped as it is read. Ignoring a key also ignores the keys pmemids
-// derives from it (kDerivedKeys: --ignore flush ignores flush_auto and
+// than its own and knobs of structures other than its own (which records of
+// older versions carry, registry/config_keys.h) are dropped as it is read. Ignoring a key also
+// ignores the keys pmemids derives from it (kDerivedKeys: --ignore flush ignores flush_auto and
 // flush_instruction), and a key pmemids grows while running (kGrownKeys:
 // ops_per_thread under micro --min-time) is matched on the value asked. Warm-up, aggregate and
 // skipped records are not repetitions and are left out. Per configuration found in both files: the

@@ -22,10 +22,7 @@ void each_field(CostCounters& a, const CostCounters& b, F f) {
   f(a.lib_fences, b.lib_fences);
   f(a.injected_write_ns, b.injected_write_ns);
   f(a.injected_read_ns, b.injected_read_ns);
-  f(a.combine_sessions, b.combine_sessions);
-  f(a.combined_ops, b.combined_ops);
-  f(a.eliminated_ops, b.eliminated_ops);
-  f(a.spins, b.spins);
+  for (int i = 0; i < kStructureCounts; ++i) f(a.ds[i], b.ds[i]);
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "pmemids/metric.h"
+
 namespace pmemids {
 
 struct alignas(64) CostCounters {
@@ -35,14 +37,9 @@ struct alignas(64) CostCounters {
   uint64_t lib_fences = 0;          // fences libpmemobj issued through libpmem
   uint64_t injected_write_ns = 0;   // what-if write latency busy-waited at fences
   uint64_t injected_read_ns = 0;    // what-if read latency busy-waited per node visited
-  // Combining structures (ds/combining.h): sessions a thread ran as combiner,
-  // operations those sessions served (its own included), operations they
-  // served by elimination, and spin-wait iterations while waiting to be served
-  // or for the combiner lock.
-  uint64_t combine_sessions = 0;
-  uint64_t combined_ops = 0;
-  uint64_t eliminated_ops = 0;
-  uint64_t spins = 0;
+  // What the running structure counts about itself, slot by slot (its
+  // kMetrics say what each slot is: pmemids/metric.h).
+  uint64_t ds[kStructureCounts] = {};
 
   CostCounters& operator-=(const CostCounters& o);
   CostCounters& operator+=(const CostCounters& o);  // summing workers

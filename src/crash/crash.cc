@@ -103,7 +103,6 @@ CrashWorkload crash_workload(const WorkloadSpec& spec, uint32_t threads) {
   w.ds = DsOptions{.capacity = capacity,
                    .expected = spec.recordcount,
                    .value_size = spec.fieldlength,
-                   .load_factor = 0.75,
                    .codec = first.codec,
                    .seed = spec.seed,
                    .threads = threads,

@@ -81,6 +81,7 @@ class BPlusTree {
   static constexpr ModeSet kModes = kEveryMode;
   static constexpr DomainSet kDomains = kEveryDomain;
   static constexpr bool kHarness = false;
+  static constexpr const Knob* kKnobs[] = {&kNodeKeys};
   // In-place node changes are multi-word (see above): not failure-atomic.
   static constexpr ModeSet kTornModes{Mode::kPersist};
   // Update overwrites the value in place under one persist (see above).

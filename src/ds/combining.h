@@ -17,13 +17,103 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "counters/cost_counters.h"
 #include "ds/node_stack.h"
 #include "pmemids/combining_options.h"
+#include "pmemids/metric.h"
+#include "pmemids/structure.h"
 
 namespace pmemids {
+
+// The combining stacks' knobs (pmemids/combining_options.h), each declared by
+// the stacks that read it (kKnobs).
+inline constexpr std::string_view kWaitChoices[] = {
+    wait_policy_name(WaitPolicy::kSpin), wait_policy_name(WaitPolicy::kYield),
+    wait_policy_name(WaitPolicy::kAdaptive)};  // in WaitPolicy's order
+inline constexpr std::string_view kOnOff[] = {"on", "off"};
+inline constexpr Knob kWaitKnob{
+    .name = "wait",
+    .type = KnobType::kChoice,
+    .def = static_cast<double>(WaitPolicy::kAdaptive),
+    .help =
+        "Combining stacks: how a thread waits for the combiner: spin, yield, adaptive (spin "
+        "while workers <= CPUs, yield when oversubscribed)",
+    .choices = kWaitChoices,
+    .get = [](const DsOptions& o) { return static_cast<double>(o.combining.wait); },
+    .set = [](DsOptions& o,
+              double v) { o.combining.wait = static_cast<WaitPolicy>(static_cast<int>(v)); }};
+inline constexpr Knob kCombinerYieldKnob{
+    .name = "combiner_yield",
+    .type = KnobType::kFlag,
+    .def = 0,
+    .help = "Combining stacks: the combiner yields the CPU after each session",
+    .get = [](const DsOptions& o) { return o.combining.combiner_yield ? 1.0 : 0.0; },
+    .set = [](DsOptions& o, double v) { o.combining.combiner_yield = v != 0; }};
+// on (index 0) and off (1), for the knobs that are switches with a value.
+constexpr double on_off(bool on) { return on ? 0 : 1; }
+inline constexpr Knob kPersistRequestsKnob{
+    .name = "persist_requests",
+    .type = KnobType::kChoice,
+    .def = on_off(true),
+    .help =
+        "stack-dfc, stack-dfc-flat: threads persist their announcements (on) or leave it to "
+        "the combiner (off)",
+    .choices = kOnOff,
+    .get = [](const DsOptions& o) { return on_off(o.combining.persist_requests); },
+    .set = [](DsOptions& o, double v) { o.combining.persist_requests = v == on_off(true); }};
+inline constexpr Knob kEliminationKnob{
+    .name = "elimination",
+    .type = KnobType::kChoice,
+    .def = on_off(true),
+    .help = "Combining stacks: answer push/pop pairs of a session directly",
+    .choices = kOnOff,
+    .get = [](const DsOptions& o) { return on_off(o.combining.elimination); },
+    .set = [](DsOptions& o, double v) { o.combining.elimination = v == on_off(true); }};
+inline constexpr Knob kRecycleKnob{
+    .name = "recycle",
+    .type = KnobType::kChoice,
+    .def = on_off(true),
+    .help = "Combining stacks: return popped nodes to the node pool",
+    .choices = kOnOff,
+    .get = [](const DsOptions& o) { return on_off(o.combining.recycle); },
+    .set = [](DsOptions& o, double v) { o.combining.recycle = v == on_off(true); }};
+inline constexpr Knob kCombiningRoundsKnob{
+    .name = "combining_rounds",
+    .type = KnobType::kUnsigned,
+    .def = 20,
+    .min = 1,
+    .max = 1000,
+    .help = "Combining stacks: passes over the requests per session",
+    .get = [](const DsOptions& o) { return static_cast<double>(o.combining.rounds); },
+    .set = [](DsOptions& o, double v) { o.combining.rounds = static_cast<uint32_t>(v); }};
+
+// What the combining stacks count (CostCounters::ds): sessions a thread ran as
+// combiner, operations those sessions served (its own included), operations
+// they served by elimination, and spin-wait iterations while waiting to be
+// served or for the combiner lock.
+enum CombiningCount : int { kSessions, kCombinedOps, kEliminatedOps, kSpins };
+inline constexpr Metric kCombiningMetrics[] = {
+    {.name = "combining_sessions_per_op",
+     .help = "combining sessions per operation",
+     .count = kSessions,
+     .unless_zero = kSessions},
+    {.name = "mean_batch_size",
+     .help = "operations a combining session served (its combiner's own included)",
+     .count = kCombinedOps,
+     .per = kSessions,
+     .unless_zero = kSessions},
+    {.name = "elimination_ratio",
+     .help = "share of the combined operations served by elimination (push/pop pairs)",
+     .count = kEliminatedOps,
+     .per = kCombinedOps,
+     .unless_zero = kSessions},
+    {.name = "spins_per_op",
+     .help = "spin-wait iterations per operation (waiting to be served or for the combiner lock)",
+     .count = kSpins,
+     .unless_zero = kSessions}};
 
 // An odd/even lock word: odd while a combiner holds it (PBcomb's lock; DFC's
 // combiner lock is the same thing). Its value counts sessions, so a waiter can
@@ -55,7 +145,7 @@ class Waiter {
 
   template <class B>
   void pause(B& b) const {
-    ++tl_costs.spins;
+    ++tl_costs.ds[kSpins];
     b.relax();
     if (yield_) sched_yield();
   }
@@ -203,8 +293,8 @@ uint64_t apply_batch(NodeStack<B>& nodes, typename NodeStack<B>::Cursor& cursor,
       }
     }
   }
-  tl_costs.combined_ops += batch.size();
-  tl_costs.eliminated_ops += eliminated;
+  tl_costs.ds[kCombinedOps] += batch.size();
+  tl_costs.ds[kEliminatedOps] += eliminated;
   return top;
 }
 

@@ -24,6 +24,16 @@
 
 namespace pmemids {
 
+// --load-factor: elements per bucket, which sizes the bucket array.
+inline constexpr Knob kLoadFactor{.name = "load_factor",
+                                  .type = KnobType::kReal,
+                                  .def = 0.75,
+                                  .min = 0.01,
+                                  .max = 100,
+                                  .help = "Hashtable elements per bucket",
+                                  .get = [](const DsOptions& o) { return o.load_factor; },
+                                  .set = [](DsOptions& o, double v) { o.load_factor = v; }};
+
 template <Backend B>
 class HashTable {
   struct Node;
@@ -49,6 +59,7 @@ class HashTable {
   static constexpr ModeSet kModes = kEveryMode;
   static constexpr DomainSet kDomains = kEveryDomain;
   static constexpr bool kHarness = false;
+  static constexpr const Knob* kKnobs[] = {&kLoadFactor};
   // Update overwrites the value in place under one persist (see above).
   static constexpr ModeSet kTornValueModes{Mode::kPersist};
   enum : unsigned { kTypeBuckets = 1, kTypeNode = 2 };

@@ -49,6 +49,17 @@
 
 namespace pmemids {
 
+// --max-height: the most levels a node links into.
+inline constexpr Knob kMaxHeight{
+    .name = "max_height",
+    .type = KnobType::kUnsigned,
+    .def = 16,
+    .min = 1,
+    .max = 64,
+    .help = "Skiplist maximum height",
+    .get = [](const DsOptions& o) { return static_cast<double>(o.max_height); },
+    .set = [](DsOptions& o, double v) { o.max_height = static_cast<uint32_t>(v); }};
+
 // Test-only access to the nodes, to plant corruption and crash states for
 // check(); defined in tests/unit/skiplist_test.cc and nowhere else.
 struct SkipListTestAccess;
@@ -78,6 +89,7 @@ class SkipList {
   static constexpr ModeSet kModes = kEveryMode;
   static constexpr DomainSet kDomains = kEveryDomain;
   static constexpr bool kHarness = false;
+  static constexpr const Knob* kKnobs[] = {&kMaxHeight};
   // Update overwrites the value in place under one persist (see above).
   static constexpr ModeSet kTornValueModes{Mode::kPersist};
   enum : unsigned { kTypeHead = 1, kTypeNode = 2 };

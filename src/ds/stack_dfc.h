@@ -238,6 +238,9 @@ class Dfc {
  public:
   static constexpr const char* kName = L::kName;
   static constexpr const char* kDescription = L::kDescription;
+  static constexpr const Knob* kKnobs[] = {&kWaitKnob, &kCombinerYieldKnob, &kPersistRequestsKnob,
+                                           &kEliminationKnob, &kRecycleKnob};
+  static constexpr auto& kMetrics = kCombiningMetrics;
   static constexpr OpSet kOpSet = OpSet::kStack;
   static constexpr Sync kSync = Sync::kInternal;
   static constexpr ModeSet kModes{Mode::kDram, Mode::kVolatile, Mode::kPersist};
@@ -390,7 +393,7 @@ class Dfc {
                         .slot = static_cast<uint32_t>(v & dfc::kIndex)});
     }
     if (batch_.empty()) return;
-    ++tl_costs.combine_sessions;
+    ++tl_costs.ds[kSessions];
     const uint64_t cur = e / 2 % 2;
     uint64_t& next = lay_.top(cur ^ 1);
     popped_.clear();

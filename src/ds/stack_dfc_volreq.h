@@ -57,6 +57,8 @@ struct VolatileRequestsSession {
       "DFC with volatile requests (seed 004's modified DFC): one persistent state record copied "
       "per session, nodes flushed one by one, with recovery";
   static uint32_t passes(const CombiningOptions&) { return 1; }
+  static constexpr const Knob* kKnobs[] = {&kWaitKnob, &kCombinerYieldKnob, &kEliminationKnob,
+                                           &kRecycleKnob};
   static constexpr bool kDedupNodeFlushes = false;
 };
 

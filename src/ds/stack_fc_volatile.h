@@ -42,6 +42,9 @@ class StackFcVolatile {
   static constexpr ModeSet kModes = kVolatileModes;
   static constexpr DomainSet kDomains = kEveryDomain;
   static constexpr bool kHarness = false;
+  static constexpr const Knob* kKnobs[] = {&kWaitKnob, &kCombinerYieldKnob, &kEliminationKnob,
+                                           &kCombiningRoundsKnob};
+  static constexpr auto& kMetrics = kCombiningMetrics;
   enum : unsigned { kTypeNodes = 1 };
 
   static uint64_t element_bytes(uint32_t) { return sizeof(typename NodeStack<B>::Node); }
@@ -130,7 +133,7 @@ class StackFcVolatile {
         board_.answer(r);
       }
     }
-    if (any) ++tl_costs.combine_sessions;
+    if (any) ++tl_costs.ds[kSessions];
     for (uint64_t x : popped_) nodes_->release(x);
   }
 

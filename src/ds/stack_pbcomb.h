@@ -64,6 +64,8 @@ struct PbcombSession {
       "PBcomb (seed 004): volatile requests, two persistent state copies and a persisted index, "
       "deduplicated flushes, with recovery";
   static uint32_t passes(const CombiningOptions& o) { return o.rounds; }
+  static constexpr const Knob* kKnobs[] = {&kWaitKnob, &kCombinerYieldKnob, &kEliminationKnob,
+                                           &kRecycleKnob, &kCombiningRoundsKnob};
   static constexpr bool kDedupNodeFlushes = true;
 };
 
@@ -89,6 +91,8 @@ class StateCopyStack {
  public:
   static constexpr const char* kName = Session::kName;
   static constexpr const char* kDescription = Session::kDescription;
+  static constexpr auto& kKnobs = Session::kKnobs;
+  static constexpr auto& kMetrics = kCombiningMetrics;
   static constexpr OpSet kOpSet = OpSet::kStack;
   static constexpr Sync kSync = Sync::kInternal;
   static constexpr ModeSet kModes{Mode::kDram, Mode::kVolatile, Mode::kPersist};
@@ -258,7 +262,7 @@ class StateCopyStack {
         b_.atomic_store(e.word, r.seq << 1 | uint64_t{r.ok});
       }
     }
-    ++tl_costs.combine_sessions;
+    ++tl_costs.ds[kSessions];
     b_.atomic_store(top(to), stack);
     lines_.flush(b_);
     b_.flush(to, copy_bytes(n_));

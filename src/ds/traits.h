@@ -24,6 +24,12 @@
 //                 001's pmem-persist trees: multi-word in-place node changes,
 //                 docs/crash.md). `pmemids crash` marks their violations as
 //                 expected. Absent: none (every durable mode failure-atomic).
+//   kKnobs        the knobs it reads (pmemids/knob.h), as an array of
+//                 pointers to descriptors: `run`'s options, the record's
+//                 config and `list --json` derive from them. Absent: none.
+//   kMetrics      what it counts about itself (pmemids/metric.h), as an
+//                 array of descriptors: a run record's metrics and `list
+//                 --json` derive from them. Absent: none.
 //   kTornValueModes  the durable modes in which an update overwrites a value
 //                 of several lines in place, sealing it with one persist: the
 //                 structure stays failure-atomic, but when some of the value's
@@ -68,11 +74,14 @@
 #include <concepts>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string_view>
 #include <type_traits>
 
 #include "backend/backends.h"
 #include "pmem/domain.h"
+#include "pmemids/knob.h"
+#include "pmemids/metric.h"
 #include "workload/op_set.h"
 
 namespace pmemids {
@@ -196,6 +205,26 @@ constexpr ModeSet torn_value_modes() {
     return DS::kTornValueModes;
   } else {
     return ModeSet{};
+  }
+}
+
+// The structure's kKnobs, none when it declares none.
+template <class DS>
+constexpr std::span<const Knob* const> knobs_of() {
+  if constexpr (requires { DS::kKnobs; }) {
+    return DS::kKnobs;
+  } else {
+    return {};
+  }
+}
+
+// The structure's kMetrics, none when it declares none.
+template <class DS>
+constexpr std::span<const Metric> metrics_of() {
+  if constexpr (requires { DS::kMetrics; }) {
+    return DS::kMetrics;
+  } else {
+    return {};
   }
 }
 

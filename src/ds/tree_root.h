@@ -9,6 +9,18 @@
 
 namespace pmemids {
 
+// --node-keys: keys per node; 0, each tree's own default.
+inline constexpr Knob kNodeKeys{
+    .name = "node_keys",
+    .type = KnobType::kUnsigned,
+    .def = 0,
+    .min = 3,
+    .max = 1024,
+    .help = "B-tree / B+-tree keys per node",
+    .default_text = "btree 10, bplustree 15",
+    .get = [](const DsOptions& o) { return static_cast<double>(o.node_keys); },
+    .set = [](DsOptions& o, double v) { o.node_keys = static_cast<uint32_t>(v); }};
+
 template <Backend B, class Node>
 class TreeRoot {
  public:

@@ -88,15 +88,10 @@ void add_repetition_options(CLI::App* sub, RunOptions& o) {
       ->default_str("results/<time>.jsonl");
 }
 
-// Sizes of the structures' nodes and buckets.
-void add_structure_options(CLI::App* sub, RunOptions& o) {
-  sub->add_option("--load-factor", o.load_factor, "Hashtable elements per bucket")
-      ->check(finite_range(0.01, 100.0));
-  sub->add_option("--node-keys", o.node_keys, "B-tree / B+-tree keys per node")
-      ->check(CLI::Range(3, 1024))
-      ->default_str("btree 10, bplustree 15");
-  sub->add_option("--max-height", o.max_height, "Skiplist maximum height")
-      ->check(CLI::Range(1, 64));
+// The structures' knobs: what each structure declares (ds/traits.h, kKnobs),
+// once per knob of the catalog.
+void add_structure_options(CLI::App* sub, RunOptions& o, std::span<const Knob* const> knobs) {
+  add_knob_options(sub, knobs, o.knobs);
 }
 
 // Worker threads: how many, sharing what, under which lock, placed where.
@@ -160,33 +155,6 @@ void add_timing_options(CLI::App* sub, RunOptions& o) {
       ->default_str(fmt::format("{}", kDefaultLatencySample));
 }
 
-// The combining stacks' knobs (ds/combining_options.h).
-void add_combining_options(CLI::App* sub, RunOptions& o) {
-  sub->add_option("--wait", o.wait,
-                  "Combining stacks: how a thread waits for the combiner: spin, yield, adaptive "
-                  "(spin while workers <= CPUs, yield when oversubscribed)")
-      ->check(CLI::IsMember({"spin", "yield", "adaptive"}))
-      ->capture_default_str();
-  sub->add_flag("--combiner-yield", o.combiner_yield,
-                "Combining stacks: the combiner yields the CPU after each session");
-  sub->add_option("--persist-requests", o.persist_requests,
-                  "stack-dfc, stack-dfc-flat: threads persist their announcements (on) or leave "
-                  "it to the combiner (off)")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
-  sub->add_option("--elimination", o.elimination,
-                  "Combining stacks: answer push/pop pairs of a session directly")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
-  sub->add_option("--recycle", o.recycle, "Combining stacks: return popped nodes to the node pool")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
-  sub->add_option("--combining-rounds", o.combining_rounds,
-                  "Combining stacks: passes over the requests per session")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-}
-
 // What is counted around each timed phase (counters/).
 void add_counter_options(CLI::App* sub, RunOptions& o) {
   sub->add_option("--counters", o.counters,
@@ -226,15 +194,14 @@ void add_client_options(CLI::App* sub, RunOptions& o) {
 
 }  // namespace
 
-void add_run_options(CLI::App* sub, RunOptions& o) {
+void add_run_options(CLI::App* sub, RunOptions& o, std::span<const Knob* const> knobs) {
   add_selection_options(sub, o);
   add_workload_options(sub, o.workload);
   add_pool_options(sub, o);
   add_repetition_options(sub, o);
-  add_structure_options(sub, o);
+  add_structure_options(sub, o, knobs);
   add_thread_options(sub, o);
   add_timing_options(sub, o);
-  add_combining_options(sub, o);
   add_persistence_options(sub, o.persistence);
   add_counter_options(sub, o);
   add_client_options(sub, o);

@@ -5,9 +5,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "options/knob_options.h"
 #include "options/persistence_options.h"
 #include "options/workload_options.h"
 
@@ -28,9 +30,7 @@ struct RunOptions {
   int repeat = 1;
   int warmup = 0;
   std::string out;
-  double load_factor = 0.75;
-  uint32_t node_keys = 0;
-  uint32_t max_height = 16;
+  KnobSettings knobs;       // the structures' knobs (options/knob_options.h)
   std::string thread_mode;  // empty: single, or concurrent for more than one thread
   int threads = 0;          // 0: threadcount, else 1
   std::string lock;         // empty: the paper's default for the mode
@@ -38,24 +38,17 @@ struct RunOptions {
   std::string pin = "none";
   std::optional<int> cpu_node;
   std::optional<int> mem_node;
-  double duration = 0;         // seconds; 0: run operationcount operations
-  double min_time = 0;         // seconds; 0: run operationcount operations whatever they take
-  uint32_t timeline_ms = 0;    // 0: no timeline
-  double latency_sample = -1;  // fraction of operations timed; < 0: the default
-  double target = -1;          // ops/s in total (--target, -target); < 0: target, else none
-  double status_interval = 0;  // seconds (--status-interval); 0: status.interval with -s
-  bool status = false;         // -s: status lines every status.interval (default 10) seconds
-  // Combining stacks (pmemids/combining_options.h).
-  std::string wait = "adaptive";
-  bool combiner_yield = false;
-  std::string persist_requests = "on";
-  std::string elimination = "on";
-  std::string recycle = "on";
-  uint32_t combining_rounds = 20;
-  double pool_check_timeout = 0;         // seconds the check of a reopened pool may take; 0: scaled
-  bool no_pool_check = false;            // reopen without that check (unsafe)
-  PersistenceOptions persistence;        // --domain, --flush, ... (options/persistence_options.h)
-  std::string counters = "none";         // none | perf | sim
+  double duration = 0;             // seconds; 0: run operationcount operations
+  double min_time = 0;             // seconds; 0: run operationcount operations whatever they take
+  uint32_t timeline_ms = 0;        // 0: no timeline
+  double latency_sample = -1;      // fraction of operations timed; < 0: the default
+  double target = -1;              // ops/s in total (--target, -target); < 0: target, else none
+  double status_interval = 0;      // seconds (--status-interval); 0: status.interval with -s
+  bool status = false;             // -s: status lines every status.interval (default 10) seconds
+  double pool_check_timeout = 0;   // seconds the check of a reopened pool may take; 0: scaled
+  bool no_pool_check = false;      // reopen without that check (unsafe)
+  PersistenceOptions persistence;  // --domain, --flush, ... (options/persistence_options.h)
+  std::string counters = "none";   // none | perf | sim
   std::vector<std::string> perf_events;  // --counters perf; empty: all
   std::string sim_instrument = "load";   // --counters sim: load | timed
 };
@@ -83,9 +76,11 @@ ClientSettings resolve_client(const RunOptions& o, const WorkloadSpec& spec);
 // from ("threadcount=2"); empty: --threads.
 void check_thread_count(const std::string& thread_mode, int threads, const std::string& from = "");
 
-// Registers every `pmemids run` option on `sub`, writing into `o`. Parsing
-// checks syntax and ranges; combinations are checked when the run starts.
-void add_run_options(CLI::App* sub, RunOptions& o);
+// Registers every `pmemids run` option on `sub`, writing into `o`, with one
+// option per knob of `knobs` (the catalog's, registry/registry.h all_knobs:
+// the registry sits above this layer). Parsing checks syntax and ranges;
+// combinations are checked when the run starts.
+void add_run_options(CLI::App* sub, RunOptions& o, std::span<const Knob* const> knobs);
 
 // YCSB spells its long options with one dash (-threads 4 -target 1000); CLI11
 // reads "-threads" as a cluster of short flags. Returns argv with "-threads"

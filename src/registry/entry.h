@@ -26,6 +26,8 @@ DsEntry make_entry(const CrashRow& crash) {
       .harness = D::kHarness,
       .torn_modes = torn_modes<D>(),
       .torn_value_modes = torn_value_modes<D>(),
+      .knobs = knobs_of<D>(),
+      .metrics = metrics_of<D>(),
       .per_mode = {},
   };
   for_each_backend([&](const auto& entry) {

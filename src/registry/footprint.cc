@@ -49,18 +49,16 @@ long double stream_bytes(const WorkloadSpec& spec, double latency_sample) {
          payloads;
 }
 
-DsOptions options(const WorkloadSpec& spec, double load_factor, uint32_t node_keys,
-                  uint32_t max_height) {
-  return DsOptions{.capacity = saturated(records_max(spec)),
-                   .expected = spec.recordcount,
-                   .value_size = spec.fieldlength,
-                   .load_factor = load_factor,
-                   .seed = spec.seed,
-                   .max_height = max_height,
-                   .node_keys = node_keys,
-                   .keyrange = spec.keyrange,
-                   .queueslots = spec.queueslots,
-                   .slotsize = spec.slotsize};
+DsOptions options(const WorkloadSpec& spec, const KnobValues& knobs) {
+  DsOptions o{.capacity = saturated(records_max(spec)),
+              .expected = spec.recordcount,
+              .value_size = spec.fieldlength,
+              .seed = spec.seed,
+              .keyrange = spec.keyrange,
+              .queueslots = spec.queueslots,
+              .slotsize = spec.slotsize};
+  for (const auto& [knob, value] : knobs) knob->assign(o, value);
+  return o;
 }
 
 std::string inputs_of(const WorkloadSpec& spec) {
@@ -81,7 +79,7 @@ Footprint run_footprint(const DsEntry& e, Mode m, const WorkloadSpec& spec, cons
   Footprint f;
   f.subject = fmt::format("{} in {}", e.name, mode_name(m));
   f.inputs = inputs_of(spec);
-  const DsOptions o = options(spec, shape.load_factor, shape.node_keys, shape.max_height);
+  const DsOptions o = options(spec, shape.knobs);
   const long double one = static_cast<long double>(e.in(m).structure_bytes(o));
   const long double structures = one * shape.instances;
   const long double streams = stream_bytes(spec, shape.latency_sample) * shape.streams;
@@ -109,7 +107,7 @@ Footprint crash_footprint(const DsEntry& e, Mode m, const WorkloadSpec& spec, ui
   Footprint f;
   f.subject = fmt::format("crash of {} in {}", e.name, mode_name(m));
   f.inputs = inputs_of(spec);
-  const DsOptions o = options(spec, 0.75, 0, 16);
+  const DsOptions o = options(spec, {});
   const long double pool = 2.0L * static_cast<long double>(e.in(m).structure_bytes(o)) + (8 << 20);
   f.pool_files = saturated(pool * (1 + jobs));
   // The stream, and the checker's model of acknowledged values (a key and a

@@ -25,12 +25,10 @@ namespace pmemids {
 
 struct RunShape {
   uint64_t pool_size = 0;  // --pool-size, 0: derived
-  double load_factor = 0.75;
-  uint32_t node_keys = 0;
-  uint32_t max_height = 16;
-  int instances = 1;  // structures (parallel: one per thread)
-  int streams = 1;    // operation streams (parallel: one per thread)
-  int workers = 1;    // scan buffers
+  KnobValues knobs;        // the structures' knobs (pmemids/knob.h); none: their defaults
+  int instances = 1;       // structures (parallel: one per thread)
+  int streams = 1;         // operation streams (parallel: one per thread)
+  int workers = 1;         // scan buffers
   double latency_sample = 0;
   bool reopen = false;  // the pools exist already
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ds/catalog.h"
@@ -49,6 +50,27 @@ const DsEntry& find_ds(std::string_view name) {
   std::string names;
   for (const auto& e : registry()) names += (names.empty() ? "" : ", ") + std::string(e.name);
   throw UsageError(fmt::format("unknown data structure '{}'; choose from: {}", name, names));
+}
+
+const std::vector<const Knob*>& all_knobs() {
+  static const std::vector<const Knob*> knobs = [] {
+    std::vector<const Knob*> out;
+    for (const auto& e : registry()) {
+      for (const Knob* k : e.knobs) {
+        const auto same =
+            std::find_if(out.begin(), out.end(), [&](const Knob* x) { return x->name == k->name; });
+        if (same == out.end()) {
+          out.push_back(k);
+        } else if (*same != k) {
+          throw UsageError(fmt::format(
+              "two knobs are named '{}' ({} declares a second one); share one descriptor", k->name,
+              e.name));
+        }
+      }
+    }
+    return out;
+  }();
+  return knobs;
 }
 
 std::vector<const DsEntry*> structures_for(OpSet workload) {

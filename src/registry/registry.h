@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,8 +41,10 @@ struct DsEntry {
   ModeSet modes;
   DomainSet domains;
   bool harness;
-  ModeSet torn_modes;        // durable modes not failure-atomic by design (ds/traits.h)
-  ModeSet torn_value_modes;  // durable modes whose overwrites can tear (ds/traits.h)
+  ModeSet torn_modes;                  // durable modes not failure-atomic by design (ds/traits.h)
+  ModeSet torn_value_modes;            // durable modes whose overwrites can tear (ds/traits.h)
+  std::span<const Knob* const> knobs;  // the knobs it reads (ds/traits.h)
+  std::span<const Metric> metrics;     // what it counts about itself (ds/traits.h)
   std::array<ModeFns, kModeCount> per_mode;  // indexed by Mode (the backend list's order)
 
   const ModeFns& in(Mode m) const { return per_mode[static_cast<size_t>(m)]; }
@@ -67,6 +70,10 @@ const std::vector<DsEntry>& registry();
 void add_index(DsEntry e);
 // UsageError naming the accepted names when not found.
 const DsEntry& find_ds(std::string_view name);
+
+// Every knob some entry reads, once each (by name), in the order of first
+// appearance: what `run` accepts as options.
+const std::vector<const Knob*>& all_knobs();
 
 // Names of the (non-harness) entries `keep` accepts, comma-separated, for
 // messages; "none" when there are none.

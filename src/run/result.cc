@@ -41,6 +41,12 @@ bool cost_observed(Cost c, Mode m, const CostCounters& k) {
 // n / d, or null when d is 0 (nothing was measured).
 json ratio(double n, double d) { return d > 0 ? json(n / d) : json(); }
 
+json structure_metric(const Metric& x, const CostCounters& c, uint64_t ops) {
+  if (x.unless_zero >= 0 && c.ds[x.unless_zero] == 0) return json();
+  const uint64_t per = x.per == Metric::kPerOp ? ops : c.ds[x.per];
+  return ratio(static_cast<double>(c.ds[x.count]), static_cast<double>(per));
+}
+
 json thread_json(const ThreadResult& t) {
   return {{"ops", t.ops},
           {"seconds", t.seconds},
@@ -137,19 +143,11 @@ nlohmann::json metrics_json(const RepResult& r) {
   m["injected_write_ns_per_op"] = per_op_if(policy.write_ns > 0, r.costs.injected_write_ns);
   m["injected_read_ns_per_op"] = per_op_if(policy.read_ns > 0, r.costs.injected_read_ns);
   // Context switches of the workers' timed phases (getrusage, run/crew.h) per
-  // operation; the combining structures' counts (ds/combining.h), null where
-  // no session ran.
+  // operation; the structure's own metrics (its kMetrics), null where what
+  // they rest on was not counted.
   m["voluntary_switches_per_op"] = per_op(r.usage.voluntary_switches);
   m["involuntary_switches_per_op"] = per_op(r.usage.involuntary_switches);
-  const CostCounters& c = r.costs;
-  const bool combined = c.combine_sessions > 0;
-  const auto combining = [&](uint64_t a, uint64_t b) {
-    return combined ? ratio(static_cast<double>(a), static_cast<double>(b)) : json();
-  };
-  m["combining_sessions_per_op"] = combining(c.combine_sessions, ops);
-  m["mean_batch_size"] = combining(c.combined_ops, c.combine_sessions);
-  m["elimination_ratio"] = combining(c.eliminated_ops, c.combined_ops);
-  m["spins_per_op"] = combining(c.spins, ops);
+  for (const Metric& x : r.metrics) m[std::string(x.name)] = structure_metric(x, r.costs, ops);
   for (OpType type : op_types_of(r.op_set)) {
     const auto t = static_cast<size_t>(type);
     const std::string name(op_name(type));

@@ -68,11 +68,9 @@ struct RunRequest {
   // for at most this many seconds (0: default_check_timeout of the pool's size).
   bool check_reopened = true;
   double pool_check_timeout_s = 0;
-  double load_factor = 0.75;
-  uint32_t max_height = 16;  // skiplist
-  uint32_t node_keys = 0;    // B-tree / B+-tree keys per node; 0 = default
-  // Combining stacks; poolnodes comes from the workload.
-  CombiningOptions combining;
+  // The structures' knobs (pmemids/knob.h): every knob of the catalog; a
+  // structure reads its own.
+  KnobValues knobs;
   const WorkloadSpec* spec = nullptr;
   ThreadMode thread_mode = ThreadMode::kSingle;
   int threads = 1;
@@ -94,6 +92,7 @@ struct ThreadResult {
 struct RepResult {
   OpSet op_set = OpSet::kKv;  // the structure's: which operation types records list
   Mode mode = Mode::kDram;
+  std::span<const Metric> metrics;  // the structure's own (ds/traits.h), from costs.ds
   OpTally tally;
   double seconds = 0;             // the common window of the timed phase
   double ops_per_sec = 0;         // all operations / seconds
@@ -125,19 +124,18 @@ struct RepResult {
 inline DsOptions ds_options(const RunRequest& req, const Stream& st, uint64_t capacity = 0) {
   const bool shared =
       req.thread_mode == ThreadMode::kConcurrent || req.thread_mode == ThreadMode::kNative;
-  return DsOptions{.capacity = capacity != 0 ? capacity : st.records_max,
-                   .expected = req.spec->recordcount,
-                   .value_size = req.spec->fieldlength,
-                   .load_factor = req.load_factor,
-                   .codec = st.codec,
-                   .seed = req.spec->seed,
-                   .max_height = req.max_height,
-                   .node_keys = req.node_keys,
-                   .threads = static_cast<uint32_t>(shared ? req.threads : 1),
-                   .keyrange = req.spec->keyrange,
-                   .queueslots = req.spec->queueslots,
-                   .slotsize = req.spec->slotsize,
-                   .combining = with_poolnodes(req.combining, req.spec->poolnodes)};
+  DsOptions o{.capacity = capacity != 0 ? capacity : st.records_max,
+              .expected = req.spec->recordcount,
+              .value_size = req.spec->fieldlength,
+              .codec = st.codec,
+              .seed = req.spec->seed,
+              .threads = static_cast<uint32_t>(shared ? req.threads : 1),
+              .keyrange = req.spec->keyrange,
+              .queueslots = req.spec->queueslots,
+              .slotsize = req.spec->slotsize,
+              .combining = with_poolnodes({}, req.spec->poolnodes)};
+  for (const auto& [knob, value] : req.knobs) knob->assign(o, value);
+  return o;
 }
 
 // Loads a stream's load phase into `t` (a structure or a handle of it):
@@ -434,7 +432,7 @@ RepResult run_instances(const RunRequest& req) {
         NoLock none;
         detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), none, req, req.feeds[t], ctl, outs[t]);
       });
-  RepResult r{.op_set = DS<B>::kOpSet, .mode = B::kMode};
+  RepResult r{.op_set = DS<B>::kOpSet, .mode = B::kMode, .metrics = metrics_of<DS<B>>()};
   for (const auto& in : inst) detail::add_setup(r, in);
   detail::add_workers(r, req, crew, outs);
   return r;
@@ -467,7 +465,7 @@ RepResult run_shared(const RunRequest& req, detail::Instance<DS, B>& inst, uint6
         }
         detail::timed_drive<DS<B>::kOpSet>(targets[t].get(), lock, req, req.feeds[t], ctl, outs[t]);
       });
-  RepResult r{.op_set = DS<B>::kOpSet, .mode = B::kMode};
+  RepResult r{.op_set = DS<B>::kOpSet, .mode = B::kMode, .metrics = metrics_of<DS<B>>()};
   detail::add_setup(r, inst);
   detail::add_workers(r, req, crew, outs);
   return r;

@@ -5,13 +5,14 @@
 
 #include "errors.h"
 #include "options/run_options.h"
+#include "registry/registry.h"
 
 namespace pmemids::sweep {
 namespace {
 
 std::shared_ptr<void> add_run(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
-  add_run_options(&app, *o);
+  add_run_options(&app, *o, all_knobs());
   return o;
 }
 

@@ -26,24 +26,50 @@ TIMEOUT_S = 30
 TINY = ["-p", "recordcount=200", "-p", "operationcount=500"]
 READ_ONLY = ["-p", "readproportion=1", "-p", "updateproportion=0"]
 
-ORDERED = ["skiplist", "btree", "btree-embedded", "bplustree", "rbtree"]
-STRUCTURES = ["arraylist", "linkedlist", "hashtable"] + ORDERED
-INTERNAL = ["ringbuffer-volatile", "lflist-harris"]  # synchronise themselves; volatile modes
-# Durable lock-free structures of seed 002 (pmem-persist only), and those of
-# them that are crash-consistent only under eADR.
-DURABLE_INTERNAL = ["ringbuffer-tx", "ringbuffer-txfree", "lflist-tlog", "lflist-logfree",
-                    "lflist-soft", "lflist-linkfree"]
-EADR_ONLY = ["ringbuffer-txfree", "lflist-logfree"]
-# Seed 004's stacks (operation set stack): the combining ones synchronise themselves,
-# stack-lock runs under the concurrent mode's lock.
-STACKS = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-dfc-volreq", "stack-fc-volatile",
-          "stack-lock"]
-ALL_STRUCTURES = STRUCTURES + INTERNAL + DURABLE_INTERNAL + STACKS + ["blackhole"]
 MODES = ["dram", "pmem-volatile", "pmem-persist", "pmem-trans"]
 
 
 def binary_path() -> Path:
     return Path(os.environ.get("PMEMIDS_BIN") or REPO / "build" / "pmemids")
+
+
+def _catalog() -> list[dict]:
+    """The structures and their traits as the binary lists them (`pmemids list --json`):
+    the tests name structures by trait, as the report does, never by a list of their own."""
+    try:
+        out = subprocess.run([str(binary_path()), "list", "--json"], capture_output=True,
+                             text=True, timeout=TIMEOUT_S, check=True)
+        return json.loads(out.stdout)
+    except (OSError, subprocess.SubprocessError, json.JSONDecodeError) as e:
+        pytest.exit(f"conftest: `{binary_path()} list --json` failed ({e}): build pmemids or "
+                    "set PMEMIDS_BIN", returncode=2)
+
+
+CATALOG = _catalog()
+
+
+def names(keep) -> list[str]:
+    """The listed structures (harness ones excepted) `keep(entry)` accepts, in list order."""
+    return [e["ds"] for e in CATALOG if not e["harness"] and keep(e)]
+
+
+def _durable(e: dict) -> bool:
+    return bool({"pmem-persist", "pmem-trans"} & set(e["modes"]))
+
+
+ORDERED = names(lambda e: e["operation_set"] == "ordered-kv")
+STRUCTURES = names(lambda e: e["operation_set"] in ("kv", "ordered-kv"))
+# The lock-free structures of seed 002 (queue and set; they synchronise themselves):
+# volatile ones, durable ones (pmem-persist only), and those of them that are
+# crash-consistent only under eADR.
+_LOCK_FREE = ("queue", "set")
+INTERNAL = names(lambda e: e["operation_set"] in _LOCK_FREE and not _durable(e))
+DURABLE_INTERNAL = names(lambda e: e["operation_set"] in _LOCK_FREE and _durable(e))
+EADR_ONLY = names(lambda e: e["domains"] == ["eadr"])
+# Seed 004's stacks (operation set stack): the combining ones synchronise themselves,
+# stack-lock runs under the concurrent mode's lock.
+STACKS = names(lambda e: e["operation_set"] == "stack")
+ALL_STRUCTURES = [e["ds"] for e in CATALOG]
 
 
 def sha256(path: Path) -> str:

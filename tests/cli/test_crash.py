@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DURABLE_INTERNAL, EADR_ONLY, read_records
+from conftest import DURABLE_INTERNAL, EADR_ONLY, STRUCTURES, names, read_records
 
 SMALL = ["-p", "recordcount=20", "-p", "operationcount=40"]
 METRICS = ["points", "recovered", "invariant_failures", "lost_acknowledged", "half_applied",
            "leaked_objects", "dangling_objects", "recovery_ms_median", "recovery_ms_max"]
-CRASH_STRUCTURES = ["arraylist", "linkedlist", "hashtable", "skiplist", "btree",
-                    "btree-embedded", "bplustree", "rbtree"]
+CRASH_STRUCTURES = STRUCTURES  # the kv structures: crash-tested in both durable modes
 
 
 def crash(pmemids, pool_dir: Path, *args: str):
@@ -67,8 +66,7 @@ def test_all_covers_every_structure_and_durable_mode(pmemids, pool_dir, out_path
     # eADR-only ones are left out under ADR (they would fail: --unsafe runs them),
     # and so are the modes not failure-atomic by design, each named on stderr.
     durable = set(DURABLE_INTERNAL) - set(EADR_ONLY)
-    durable_stacks = ["stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-dfc-volreq",
-                      "stack-lock"]  # pmem-persist only
+    durable_stacks = names(lambda e: e["operation_set"] == "stack" and e["crash_modes"])
     torn = torn_pairs(pmemids)
     assert torn, "the pmem-persist trees are declared torn"
     assert pairs == ({(d, m) for d in CRASH_STRUCTURES for m in ["pmem-persist", "pmem-trans"]}

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import INTERNAL, MODES, STRUCTURES, WORKLOADS
+from conftest import CATALOG, INTERNAL, MODES, STRUCTURES, WORKLOADS
 from test_cli import expect_ok, expect_usage_error
 
 SMALL = ["-p", "operationcount=4000"]
@@ -168,21 +168,22 @@ def test_kv_records_keep_their_fields(pmemids):
 
 
 # The config keys that belong to some operation sets only (their workload
-# properties, and the knobs of the structures implementing them), per set: a
-# record carries those of its own set and none of another's.
+# properties), per set: a record carries those of its own set and none of
+# another's, and of the structures' knobs (`list --json`) those of its own
+# structure only.
 OP_SET_KEYS = {
     "kv": {"readproportion", "updateproportion", "insertproportion", "scanproportion",
            "readmodifywriteproportion", "deleteproportion", "requestdistribution",
            "zipfianconstant", "insertorder", "maxscanlength", "hotspotdatafraction",
            "hotspotopnfraction", "readmissrate", "tracefile", "traceload", "request_generator",
-           "recordcount", "fieldlength", "load_factor", "node_keys", "max_height"},
+           "recordcount", "fieldlength"},
     "set": {"readproportion", "insertproportion", "deleteproportion", "keyrange"},
     "queue": {"recordcount", "fieldlength", "pushproportion", "popproportion", "pushpoppairs",
               "producers", "consumers", "queueslots", "slotsize"},
     "stack": {"recordcount", "pushproportion", "popproportion", "pushpoppairs", "poolnodes",
-              "localwork", "wait", "combiner_yield", "persist_requests", "elimination", "recycle",
-              "combining_rounds"},
+              "localwork"},
 }
+KNOBS = {e["ds"]: {k["name"] for k in e["knobs"]} for e in CATALOG}
 
 
 @pytest.mark.parametrize("op_set,ds,workload", [
@@ -191,9 +192,9 @@ OP_SET_KEYS = {
 def test_a_record_carries_only_its_operation_sets_keys(pmemids, op_set, ds, workload):
     [rec] = expect_ok(pmemids.run("--ds", ds, "--mode", "dram", "-P", WORKLOADS / workload,
                                   "-p", "operationcount=1000"))
-    specific = set().union(*OP_SET_KEYS.values())
+    specific = set().union(*OP_SET_KEYS.values(), *KNOBS.values())
     assert rec["config"]["operationset"] == op_set
-    assert rec["config"].keys() & specific == OP_SET_KEYS[op_set]
+    assert rec["config"].keys() & specific == OP_SET_KEYS[op_set] | KNOBS[ds]
 
 
 @pytest.mark.parametrize("workload", ["stack-pushpop", "stack-random"])

@@ -184,3 +184,17 @@ def test_records_with_and_without_other_sets_keys_load_and_group(tmp_path):
     assert all("push" not in t for t in new["workload_text"])
     [stack] = confs[confs["ds"] == "stack-lock"].itertuples()
     assert stack.n == 2 and "50% push, 50% pop" in stack.workload_text
+
+
+def test_knobs_of_other_structures_in_older_records_do_not_split_a_configuration(tmp_path):
+    # Older records carried every structure's knobs (issue 27): a hashtable record's
+    # node_keys, max_height or wait (btree's, skiplist's, the combining stacks') is dropped as
+    # it is read, whatever its value; its own knob, load_factor, still tells configurations apart.
+    others = [edited(l, lambda r: r["config"].update(node_keys=7, max_height=3, wait="yield"))
+              for l in GOOD]
+    own = [edited(l, lambda r: r["config"].update(load_factor=0.5)) for l in GOOD]
+    records = read_records([str(write(tmp_path, GOOD + others + own))])
+    kv = stats.configurations(stats.runs(records), records)
+    assert len(kv) == 8 and sorted(kv["n"]) == [2] * 4 + [4] * 4
+    assert "node_keys" not in kv.columns and "wait" not in kv.columns
+    assert sorted(kv["load_factor"]) == [0.5] * 4 + [0.75] * 4

@@ -183,6 +183,32 @@ TEST(CompareTest, KeysOfAnotherOperationSetAreNotMatchedOn) {
   EXPECT_EQ(c.only_new, std::vector<std::string>{"stack-lock dram w"});
 }
 
+// Records carry the knobs of their own structure only; older ones carried
+// every structure's (a btree record load_factor 0.75, the hashtable's knob).
+// Matched against a file that mixes structures, another structure's knob
+// neither splits nor unmatches a configuration, and the structure's own knob
+// is still matched on; a structure this binary does not list keeps every knob.
+TEST(CompareTest, KnobsOfAnotherStructureAreNotMatchedOn) {
+  TempDir d;
+  const nlohmann::json older = {{"load_factor", 0.75}, {"max_height", 16}, {"node_keys", 0}};
+  const std::string mixed = lines(reps("btree", {1, 2}, {{"node_keys", 0}}) +
+                                  reps("hashtable", {1, 2}, {{"load_factor", 0.75}}));
+  const Comparison c = compare_texts(d, lines(reps("btree", {1, 2}, older)), mixed);
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].label, "btree dram w node_keys=0");
+  EXPECT_EQ(c.rows[0].config.count("load_factor"), 0u);
+  EXPECT_EQ(c.rows[0].config.at("node_keys"), 0);
+  EXPECT_TRUE(c.keys_only_base.empty());
+  EXPECT_EQ(c.only_new, std::vector<std::string>{"hashtable dram w node_keys=null"});
+
+  const std::string other_node_keys = lines(reps("btree", {1, 2}, {{"node_keys", 7}}));
+  EXPECT_TRUE(compare_texts(d, lines(reps("btree", {1, 2}, older)), other_node_keys).rows.empty());
+
+  const Comparison gone = compare_texts(d, lines(reps("gone", {1, 2}, older)),
+                                        lines(reps("gone", {1, 2}, {{"node_keys", 0}})));
+  EXPECT_EQ(gone.keys_only_base, (std::vector<std::string>{"load_factor", "max_height"}));
+}
+
 TEST(CompareTest, VerdictsFollowTheTest) {
   TempDir d;
   const std::string base = lines(reps("hashtable", {100, 101, 102, 103, 104}));

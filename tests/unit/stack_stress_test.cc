@@ -157,8 +157,8 @@ TEST(StackNativeMode, PushPopPairsThroughTheRegistry) {
     EXPECT_EQ(r.tally.total(), spec.operationcount) << name;
     const auto pops = static_cast<size_t>(OpType::kPop);
     EXPECT_EQ(r.tally.found[pops], r.tally.count[pops]) << name << ": a pop follows a push";
-    EXPECT_GT(r.costs.combine_sessions, 0u) << name;
-    EXPECT_EQ(r.costs.combined_ops, spec.operationcount) << name << ": every op served once";
+    EXPECT_GT(r.costs.ds[kSessions], 0u) << name;
+    EXPECT_EQ(r.costs.ds[kCombinedOps], spec.operationcount) << name << ": every op served once";
   }
 }
 

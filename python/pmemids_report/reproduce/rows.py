@@ -133,7 +133,7 @@ def skipped_rows(records: list[Record]) -> pd.DataFrame:
     for r in records:
         if r.kind not in ("skipped", "failed"):
             continue
-        config = {**stats.DEFAULTS, **r.data["config"]}
+        config = stats.record_config(r.data["config"])
         row = {k: v for k, v in config.items() if not isinstance(v, dict | list)}
         row["locality"] = (config.get("numa") if config.get("kind") == "micro"
                            else stats.locality(config.get("cpu_node"), config.get("mem_node")))
