@@ -2,7 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <set>
 
 #include "ds/catalog.h"
@@ -11,16 +10,6 @@
 #include "registry/entry.h"
 
 namespace pmemids {
-namespace {
-
-std::vector<DsEntry>& added() {
-  static std::vector<DsEntry> entries;
-  return entries;
-}
-
-}  // namespace
-
-void add_index(DsEntry e) { added().push_back(e); }
 
 const std::vector<DsEntry>& registry() {
   static const std::vector<DsEntry> entries = [] {
@@ -29,7 +18,7 @@ const std::vector<DsEntry>& registry() {
     for_each_structure(Catalog{}, [&]<template <class> class DS>() {
       all.push_back(make_entry<DS>(crash.at(all.size())));
     });
-    all.insert(all.end(), added().begin(), added().end());
+    all.insert(all.end(), added_indexes().begin(), added_indexes().end());
     std::set<std::string_view> names;
     for (const auto& e : all) {
       if (!names.insert(e.name).second) {
@@ -50,27 +39,6 @@ const DsEntry& find_ds(std::string_view name) {
   std::string names;
   for (const auto& e : registry()) names += (names.empty() ? "" : ", ") + std::string(e.name);
   throw UsageError(fmt::format("unknown data structure '{}'; choose from: {}", name, names));
-}
-
-const std::vector<const Knob*>& all_knobs() {
-  static const std::vector<const Knob*> knobs = [] {
-    std::vector<const Knob*> out;
-    for (const auto& e : registry()) {
-      for (const Knob* k : e.knobs) {
-        const auto same =
-            std::find_if(out.begin(), out.end(), [&](const Knob* x) { return x->name == k->name; });
-        if (same == out.end()) {
-          out.push_back(k);
-        } else if (*same != k) {
-          throw UsageError(fmt::format(
-              "two knobs are named '{}' ({} declares a second one); share one descriptor", k->name,
-              e.name));
-        }
-      }
-    }
-    return out;
-  }();
-  return knobs;
 }
 
 std::vector<const DsEntry*> structures_for(OpSet workload) {

@@ -68,11 +68,15 @@ const std::vector<DsEntry>& registry();
 // Adds a structure built in from outside (register_index, PMEMIDS_EXTRA_DS);
 // only before registry() is first called, i.e. during static initialisation.
 void add_index(DsEntry e);
+// Those add_index added, in order (registry/added_index.cc).
+const std::vector<DsEntry>& added_indexes();
 // UsageError naming the accepted names when not found.
 const DsEntry& find_ds(std::string_view name);
 
 // Every knob some entry reads, once each (by name), in the order of first
-// appearance: what `run` accepts as options.
+// appearance: what `run` accepts as options (registry/knobs.cc, which links
+// without the registry's instantiations). UsageError when two descriptors
+// share a name.
 const std::vector<const Knob*>& all_knobs();
 
 // Names of the (non-harness) entries `keep` accepts, comma-separated, for

@@ -501,8 +501,9 @@ RepResult run_rep(const RunRequest& req) {
     }
   }
   DramLockSlot dram;
-  return with_lock(req.lock, *inst.backend, dram,
-                   [&](auto& lock) { return run_shared(req, inst, cycles, lock); });
+  return with_lock(req.lock, *inst.backend, dram, [&, max_cycles = cycles](auto& lock) {
+    return run_shared(req, inst, max_cycles, lock);
+  });
 }
 
 }  // namespace pmemids
