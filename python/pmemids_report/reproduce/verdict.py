@@ -261,7 +261,7 @@ def rounds_text(rounds: dict, noise: dict | None = None) -> str:
     """'8 rounds, stopped: decided', '12 rounds, stopped: budget 3m spent', plus
     '; 2 noisy rounds dropped'."""
     why = rounds["stopped"]
-    why = f"budget {_minutes(rounds['budget_s'])} spent" if why == "budget" else STOPPED.get(why, why)
+    why = f"budget {budget_text(rounds)} spent" if why == "budget" else STOPPED.get(why, why)
     out = f"{rounds['ran']} round{'s' if rounds['ran'] != 1 else ''}, stopped: {why}"
     if noise and noise.get("dropped"):
         n = len(noise["noisy"])
@@ -269,13 +269,32 @@ def rounds_text(rounds: dict, noise: dict | None = None) -> str:
     return out
 
 
+def budget_text(rounds: dict, detail: bool = False) -> str:
+    """The budget that applied. A given one (--budget) as it was written, '5m' ('5m, given
+    (--budget)' in detail); the default scaled to the round time '10m (the default 3m
+    scaled to the round time)', in detail '... to 8 rounds at 1m a round x 1.25, cap 12m'.
+    Records from before the scaled budget: their budget_s."""
+    b = rounds.get("budget")
+    if not b:
+        return _minutes(rounds["budget_s"])
+    if b["from"] == "given":
+        return f"{_minutes(b['s'])}" + (", given (--budget)" if detail else "")
+    out = f"{_minutes(b['s'])} (the default {_minutes(b['default_s'])} scaled to the round time"
+    if not detail:
+        return out + ")"
+    pace = "" if b.get("pace_s") is None else f" at {_minutes(b['pace_s'])} a round x {b['slack']:g}"
+    return out + f": {b['rounds']} rounds{pace}, cap {_minutes(b['cap_s'])})"
+
+
 def _minutes(seconds: float) -> str:
-    """'2h', '3m', '90s'."""
+    """'2h', '3m', '90s', '10.4m'."""
     if seconds >= 3600 and seconds % 3600 == 0:
         return f"{seconds / 3600:g}h"
     if seconds >= 60 and seconds % 60 == 0:
         return f"{seconds / 60:g}m"
-    return f"{seconds:g}s"
+    if seconds >= 60:
+        return f"{seconds / 60:.1f}m"
+    return f"{seconds:.3g}s"
 
 
 def _pct(v) -> str:
@@ -353,7 +372,8 @@ def rounds_detail(r: dict) -> str:
     plan = ", ".join(str(n) for n in r["schedule"])
     return (f"{r['ran']} interleaved rounds ({r['order']} order); decided at looks after rounds "
             f"{looks} of the design's {plan} (each look at 1/{len(r['schedule'])} of the 5% "
-            f"level); stopped: {rounds_text(r).split('stopped: ', 1)[1]}")
+            f"level); stopped: {rounds_text(r).split('stopped: ', 1)[1]}"
+            + (f"; budget {budget_text(r, detail=True)}" if r.get("budget") else ""))
 
 
 def noise_detail(n: dict) -> str:
