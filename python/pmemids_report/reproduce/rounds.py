@@ -123,13 +123,19 @@ def _max_rounds(text: str) -> int:
     return n
 
 
+def _per_scale(seconds: dict) -> str:
+    """'quick 3m, default 15m, paper 2h'."""
+    return ", ".join(f"{k} {verdict_mod.minutes(v)}" for k, v in seconds.items())
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=parse_duration, metavar="DURATION",
                    help="per claim: add interleaved rounds until every check is decided or this "
-                        "is spent (e.g. 90s, 3m, 1h): a hard cap. Default: the scale's (quick 3m, "
-                        "default 15m, paper 2h) scaled to the claim's round time, 1.25 x 8 rounds "
-                        "at the pace measured, up to quick 12m, default 1h, paper 8h; the budget "
-                        "decides when to stop looking, never the level of a look")
+                        f"is spent (e.g. 90s, 3m, 1h): a hard cap. Default: the scale's "
+                        f"({_per_scale(BUDGETS)}) scaled to the claim's round time, "
+                        f"{BUDGET_SLACK:g} x {BUDGET_ROUNDS} rounds at the pace measured, up to "
+                        f"{_per_scale(BUDGET_CAPS)}; the budget decides when to stop looking, "
+                        "never the level of a look")
     p.add_argument("--max-rounds", type=_max_rounds, metavar="N",
                    help="the last look: at most N rounds (default: quick and default 20, paper 30)")
     p.add_argument("--no-interleave", action="store_true",

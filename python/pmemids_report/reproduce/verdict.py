@@ -276,17 +276,17 @@ def budget_text(rounds: dict, detail: bool = False) -> str:
     Records from before the scaled budget: their budget_s."""
     b = rounds.get("budget")
     if not b:
-        return _minutes(rounds["budget_s"])
+        return minutes(rounds["budget_s"])
     if b["from"] == "given":
-        return f"{_minutes(b['s'])}" + (", given (--budget)" if detail else "")
-    out = f"{_minutes(b['s'])} (the default {_minutes(b['default_s'])} scaled to the round time"
+        return f"{minutes(b['s'])}" + (", given (--budget)" if detail else "")
+    out = f"{minutes(b['s'])} (the default {minutes(b['default_s'])} scaled to the round time"
     if not detail:
         return out + ")"
-    pace = "" if b.get("pace_s") is None else f" at {_minutes(b['pace_s'])} a round x {b['slack']:g}"
-    return out + f": {b['rounds']} rounds{pace}, cap {_minutes(b['cap_s'])})"
+    pace = "" if b.get("pace_s") is None else f" at {minutes(b['pace_s'])} a round x {b['slack']:g}"
+    return out + f": {b['rounds']} rounds{pace}, cap {minutes(b['cap_s'])})"
 
 
-def _minutes(seconds: float) -> str:
+def minutes(seconds: float) -> str:
     """'2h', '3m', '90s', '10.4m'."""
     if seconds >= 3600 and seconds % 3600 == 0:
         return f"{seconds / 3600:g}h"
