@@ -8,15 +8,17 @@ a 1-thread and a 2-thread configuration: with every runnable thread getting an e
 share of the CPUs, the 2-thread run holds less than two CPUs where the 1-thread run
 still holds (nearly) one. What is compared is then the load, not the configurations.
 
-Which claims: `compares_threads(claim, configs)` -- some group of some check selects
+Which claims: `compared(claim, configs)` -- some group of some check selects
 configurations with different `threads` on its sides (001-Fig8's `select(threads=2)`
-against `select(threads=1)` per lock and mode). A claim file's `compares_threads =
+against `select(threads=1)` per lock and mode); a check comparing modes or structures
+at each thread count (by=[threads]) does not. A claim file's `compares_threads =
 true|false` overrides the derivation.
 
 The rule (one measurable figure per round): L, the mean of the 1-minute load averages
-read before and after the round's runs (runs without rounds: the highest reading) (`sweep.loadavg_before` / `loadavg_after`; a
+read before and after the round's runs (`sweep.loadavg_before` / `loadavg_after`; a
 plain run's `context.loadavg_before` / `loadavg_after`), over the runs of the
-configurations the checks select. Of L, at most T is pmemids' own (T: the claim's
+configurations the checks select; runs without rounds count as one more unit at the
+highest of their readings. Of L, at most T is pmemids' own (T: the claim's
 largest thread count), so other work holds at least L - T runnable threads; the round
 had free CPUs when, sharing the C CPUs (`context.cpus_online`) equally among those and
 the T threads, each of the T would get at least SHARE of a CPU:
