@@ -84,6 +84,13 @@ def test_check_validates_every_claim_file(binary):
     assert len(lines) == len(list(CLAIMS.glob("*.toml")))
     assert all(re.match(r"^\S+: ok \(", l) for l in lines), p.stdout
     assert any("001-O1: ok (2 checks; sweeps expand at quick, default, paper)" == l for l in lines)
+    # The claims comparing thread counts, derived from their configurations (loadguard.py):
+    # decided only with free CPUs for them in every round.
+    threads = {l.split(":")[0] for l in lines if "compares thread counts (derived" in l}
+    assert threads == {"001-Fig6", "001-Fig7", "001-Fig7-trans", "001-Fig8", "001-O5", "002-R2",
+                       "003-threads"}
+    assert ("001-Fig8: ok (1 check; sweeps expand at quick, default, paper; compares thread counts "
+            "(derived: 1, 2 at quick))") in lines
 
 
 def test_check_finds_a_value_no_configuration_has(binary, tmp_path):

@@ -231,6 +231,60 @@ def test_a_spent_budget_stops_after_the_look_that_spent_it(tmp_path):
     assert v["display"] == "within noise [3 rounds, stopped: budget 0s spent]"
 
 
+class TimedRunner(FakeRunner):
+    """A FakeRunner whose rounds take `pace` seconds each on its own clock."""
+
+    def __init__(self, tmp_path, ratio: float, pace: float):
+        super().__init__(tmp_path, ratio)
+        self.pace, self.now = pace, 0.0
+
+    def clock(self) -> float:
+        return self.now
+
+    def run(self, claim, extra=()):
+        before = self.held
+        out = super().run(claim, extra)
+        self.now += self.pace * (self.held - before)
+        return out
+
+
+SCALED = rounds.Design(rounds.looks_up_to(20), rounds.BUDGETS["quick"], cap_s=rounds.BUDGET_CAPS["quick"])
+
+
+@pytest.mark.parametrize("pace, calls, stopped, budget", [
+    (60.0, [3, 5, 8], "budget", 600.0),                 # 1.25 x 8 rounds at 1 min a round
+    (120.0, [3, 5], "budget", 720.0),                   # the cap: 12 minutes at quick
+    (1.5, [3, 5, 8, 12, 20], "maximum", 180.0),         # a fast claim keeps the default 3m
+])
+def test_a_default_budget_is_scaled_to_the_round_time(tmp_path, pace, calls, stopped, budget):
+    c = claims.load(claim_file(tmp_path, CLAIM))
+    runner = TimedRunner(tmp_path, ratio=1.0, pace=pace)
+    v = rounds.in_rounds(c, "quick", SCALED, runner, clock=runner.clock)
+    assert runner.calls == calls and v["rounds"]["stopped"] == stopped
+    assert v["rounds"]["budget_s"] == budget and v["rounds"]["budget"]["from"] == "default scaled"
+    assert v["rounds"]["budget"]["pace_s"] == pace
+    # The budget decides when to stop looking, never a look's level: the design's 5 looks.
+    assert v["rounds"]["level_per_look"] == 0.05 / 5 and v["checks"][0]["looks"] == 5
+    if stopped == "budget":
+        assert v["display"] == (f"within noise [{calls[-1]} rounds, stopped: budget "
+                                f"{budget / 60:g}m (the default 3m scaled to the round time) spent]")
+    assert "cap 12m" in verdict.text(v)
+
+
+def test_a_given_budget_stays_a_hard_cap(tmp_path):
+    c = claims.load(claim_file(tmp_path, CLAIM))
+    runner = TimedRunner(tmp_path, ratio=1.0, pace=60.0)
+    given = rounds.Design(rounds.looks_up_to(20), 180.0)
+    v = rounds.in_rounds(c, "quick", given, runner, clock=runner.clock)
+    assert runner.calls == [3] and v["rounds"]["budget"] == {"from": "given", "s": 180.0}
+    assert v["display"] == "within noise [3 rounds, stopped: budget 3m spent]"
+    assert "budget 3m, given (--budget)" in verdict.text(v)
+    args = rounds.argparse.Namespace(budget=None, max_rounds=None, scale="quick", no_interleave=False)
+    assert rounds.design_of(args) == SCALED
+    args.budget = 180.0
+    assert rounds.design_of(args) == given
+
+
 def test_settled_needs_every_deciding_check_and_requirement_decided():
     def rec(checks, requires=()):
         return {"checks": [{"outcome": o, "label_applies": a} for o, a in checks],

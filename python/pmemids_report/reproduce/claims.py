@@ -35,6 +35,10 @@
     interleave = false                # optional (default true): run the sweeps once, not in
                                       # rounds added until decided (repetitions that are seeds
                                       # of a deterministic measurement: more rounds repeat them)
+    compares_threads = false          # optional (default: derived from the configurations the
+                                      # checks compare): whether the claim compares thread
+                                      # counts, and is decided only with free CPUs for them
+                                      # in every round (loadguard.py)
 
     [[require]]                       # zero or more: what the experiment must have achieved
     what = "..."                      # for the seed's condition to hold (the condition in words)
@@ -73,7 +77,8 @@ SCALES = ("quick", "default", "paper")
 CAUSES = ("software", "cpu-cache", "prefetcher", "memory-controller", "media", "numa")
 
 _TOP = {"id", "seed", "section", "claim", "cause", "figure", "seed_says", "scales", "needs",
-        "minutes", "sweep", "check", "require", "seed_cpu", "drop_noisy_rounds", "interleave"}
+        "minutes", "sweep", "check", "require", "seed_cpu", "drop_noisy_rounds", "interleave",
+        "compares_threads"}
 _NEEDS = {"commands", "structures", "options", "tools", "numa_nodes", "cores", "pmu", "smt",
           "media"}
 _SWEEP = {"file", "only"}
@@ -166,6 +171,7 @@ class Claim:
     seed_cpu: str | None = None
     drop_noisy_rounds: bool = False
     interleave: bool = True
+    compares_threads: bool | None = None   # None: derived (loadguard.compared)
     files: tuple[dict, ...] = ()     # the claim and sweep files used: path, hash (cli.resolve_files)
 
     def metrics(self) -> set[str]:
@@ -267,7 +273,7 @@ def load(path: Path) -> Claim:
     requires = data.get("require", [])
     if not isinstance(requires, list):
         raise fail("require: accepted: [[require]] tables with what and predicate")
-    for key in ("drop_noisy_rounds", "interleave"):
+    for key in ("drop_noisy_rounds", "interleave", "compares_threads"):
         if not isinstance(data.get(key, False), bool):
             raise fail(f"{key}: {data[key]!r}; accepted: true or false")
     return Claim(cid, seed, _string(data, "section", "", fail), _string(data, "claim", "", fail),
@@ -277,7 +283,8 @@ def load(path: Path) -> Claim:
                  tuple(_check(c, i, needs, fail) for i, c in enumerate(checks)), path,
                  tuple(_require(r, i, needs, fail) for i, r in enumerate(requires)),
                  _string(data, "seed_cpu", "", fail, required=False),
-                 data.get("drop_noisy_rounds", False), data.get("interleave", True))
+                 data.get("drop_noisy_rounds", False), data.get("interleave", True),
+                 data.get("compares_threads"))
 
 
 def load_dir(directory: Path) -> list[Claim]:

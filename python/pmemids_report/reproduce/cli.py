@@ -44,12 +44,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pandas as pd
+
 from .. import load, outputs
 from ..outputs import non_empty
 from ..stats import DEFAULTS
 from . import claims as claims_mod
 from . import rounds as rounds_mod
 from . import shipped
+from . import loadguard
 from . import verdict as verdict_mod
 from .claims import SCALES, Claim, ClaimError, Needs, SweepRef
 from .evaluate import EvaluationError, matches
@@ -247,6 +250,57 @@ def parse_run_line(line: str) -> dict:
     return out
 
 
+def _range(part: str, cpus: int) -> list | None:
+    """A micro option's range item ('1:2', '1:*2:N', '0:0.1:1') as its values; None when
+    it is not a numeric range (a size with a suffix: left as written)."""
+    ends = part.split(":")
+    if len(ends) not in (2, 3):
+        return None
+    try:
+        lo, hi = float(ends[0]), float(cpus if ends[-1] == "N" else ends[-1])
+        step = ends[1] if len(ends) == 3 else "1"
+        times = step.startswith("*")
+        k = float(step[1:] if times else step)
+    except ValueError:
+        return None
+    if k <= (1 if times else 0):
+        return None
+    out, v = [], lo
+    while v <= hi + 1e-9:
+        out.append(_typed(f"{v:g}"))
+        v = v * k if times else v + k
+    return out
+
+
+def expanded(configs: list[dict], keys: set[str], cpus: int) -> list[dict]:
+    """Dry-run configurations with a micro option's comma lists and numeric ranges of
+    `keys` expanded, one configuration per value, as the binary runs its points
+    (src/micro/axes.h; N is this machine's CPUs)."""
+    out = []
+    for cfg in configs:
+        rows = [dict(cfg)]
+        for key in keys:
+            v = cfg.get(key)
+            if not isinstance(v, str) or ("," not in v and ":" not in v):
+                continue
+            values = []
+            for part in v.split(","):
+                values += _range(part, cpus) or [_typed(part)]
+            rows = [{**r, key: x} for r in rows for x in values]
+        out += rows
+    return out
+
+
+def compares_threads(claim: Claim, configs: list[dict]) -> tuple[bool, str, list[str]]:
+    """loadguard.applies over the claim's configurations (its sweeps' dry run at a scale):
+    whether the claim compares thread counts, from the claim file or derived, and which."""
+    keys = {"threads"} | {k for ch in claim.checks for s in ch.check.selections for k, _ in s.terms} \
+        | {k for ch in claim.checks for k in ch.check.by}
+    configs = expanded(configs, keys, os.cpu_count() or 1)
+    frame = pd.DataFrame([{**{k: v for k, v in DEFAULTS.items() if k in keys}, **c} for c in configs])
+    return loadguard.applies(claim, frame)
+
+
 def _pending(claim: Claim, machine: Machine) -> list[str]:
     """What the claim needs that this binary does not have yet (commands, structures, options)."""
     return [why for why in (machine.missing(Needs(commands=claim.needs.commands)),
@@ -257,7 +311,8 @@ def _pending(claim: Claim, machine: Machine) -> list[str]:
 def check_claims(claims: list[Claim], machine: Machine, bin_path: str) -> int:
     """Every claim loaded (schema, predicates, metrics: claims.load); for a claim whose
     commands exist, its sweeps expand at each of its scales and every select(...) term
-    matches some configuration there (a typo in a value would otherwise select nothing)."""
+    matches some configuration there (a typo in a value would otherwise select nothing);
+    and whether it compares thread counts at its first scale (loadguard.py)."""
     bad = 0
     for c in claims:
         pending = _pending(c, machine)
@@ -266,14 +321,20 @@ def check_claims(claims: list[Claim], machine: Machine, bin_path: str) -> int:
                   "metrics; its sweeps are checked when that lands)")
             continue
         try:
+            configs = {scale: dry_run(c, scale, bin_path) for scale in c.scales}
             for scale in c.scales:
-                _check_terms(c, scale, dry_run(c, scale, bin_path))
+                _check_terms(c, scale, configs[scale])
         except ClaimError as e:
             print(f"{PROG}: error: {e}", file=sys.stderr)
             bad += 1
             continue
         n = len(c.checks)
-        print(f"{c.id}: ok ({n} check{'s' if n != 1 else ''}; sweeps expand at {', '.join(c.scales)})")
+        threads = ""
+        on, source, counts = compares_threads(c, configs[c.scales[0]])
+        if on:
+            threads = f"; compares thread counts ({source}: {', '.join(counts)} at {c.scales[0]})"
+        print(f"{c.id}: ok ({n} check{'s' if n != 1 else ''}; sweeps expand at "
+              f"{', '.join(c.scales)}{threads})")
     return 2 if bad else 0
 
 

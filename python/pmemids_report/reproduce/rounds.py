@@ -11,6 +11,16 @@ the next look's rounds are added, unless the budget would be spent first (at the
 pace of the rounds run so far: `budget`), or the last look was reached
 (`maximum`).
 
+The budget: `--budget` given is a hard cap, as written. Without it, the scale's
+default (BUDGETS) is scaled to the claim's round time: once a look has measured the
+pace (seconds per round), the budget is BUDGET_SLACK x BUDGET_ROUNDS rounds at that
+pace -- enough for the looks after 3, 5 and 8 rounds -- never below the scale's
+default and never above its cap (BUDGET_CAPS). A fast claim keeps the default; a slow
+one (seed 001's figure sweeps at the quick scale, about a minute a round) gets 8
+rounds where the default bought 3. The budget decides only when to stop looking: the
+looks and their levels are the design's (the schedule up to --max-rounds), whatever
+the budget, so the error guarantee below does not depend on it.
+
 The level: the design has K looks planned (those up to --max-rounds) and each is
 decided at 5%/K, its groups Bonferroni-divided again (evaluate.py): whichever look
 it stops at, the chance that any look made a wrong decision is at most 5%
@@ -51,6 +61,9 @@ from .claims import Claim
 
 LOOKS = (3, 5, 8, 12, 20, 30, 50, 80, 120, 200)
 BUDGETS = {"quick": 180.0, "default": 900.0, "paper": 7200.0}
+BUDGET_CAPS = {"quick": 720.0, "default": 3600.0, "paper": 28800.0}
+BUDGET_ROUNDS = 8     # a default budget is scaled to reach the look after this many rounds
+BUDGET_SLACK = 1.25   # for the decisions between looks and a pace that drifts
 MAX_ROUNDS = {"quick": 20, "default": 20, "paper": 30}
 NOISY_FACTOR = 3.0
 MIN_ROUNDS = 2
@@ -59,13 +72,31 @@ MIN_ROUNDS = 2
 @dataclass(frozen=True)
 class Design:
     looks: tuple[int, ...]    # rounds after which the claim is decided; the last is the maximum
-    budget_s: float
+    budget_s: float           # given: the hard cap; scaled: the scale's default, the floor
     interleave: bool = True   # False: --no-interleave (back-to-back repetitions, one decision)
+    cap_s: float | None = None  # a default budget scaled to round time, up to this; None: given
 
-    def to_json(self, ran: int, stopped: str, done: list[int]) -> dict:
+    def budget(self, pace: float | None) -> float:
+        """The budget that applies at `pace` seconds per round (None: not measured yet)."""
+        if self.cap_s is None or pace is None:
+            return self.budget_s
+        return min(self.cap_s, max(self.budget_s, BUDGET_SLACK * BUDGET_ROUNDS * pace))
+
+    def budget_json(self, pace: float | None) -> dict:
+        """Which budget applied and its value: given (--budget), or the default scaled to
+        the round time (from the scale's default, up to its cap)."""
+        if self.cap_s is None:
+            return {"from": "given", "s": self.budget_s}
+        return {"from": "default scaled", "s": round(self.budget(pace), 1), "default_s": self.budget_s,
+                "cap_s": self.cap_s, "rounds": BUDGET_ROUNDS, "slack": BUDGET_SLACK,
+                "pace_s": None if pace is None else round(pace, 2)}
+
+    def to_json(self, ran: int, stopped: str, done: list[int], pace: float | None = None) -> dict:
+        # The level per look is the design's (its looks), whatever the budget.
+        budget = self.budget_json(pace)
         return {"ran": ran, "stopped": stopped, "looks": done, "schedule": list(self.looks),
-                "level_per_look": 0.05 / len(self.looks), "budget_s": self.budget_s,
-                "max_rounds": self.looks[-1], "order": "random"}
+                "level_per_look": 0.05 / len(self.looks), "budget_s": budget["s"],
+                "budget": budget, "max_rounds": self.looks[-1], "order": "random"}
 
 
 def looks_up_to(max_rounds: int) -> tuple[int, ...]:
@@ -92,10 +123,19 @@ def _max_rounds(text: str) -> int:
     return n
 
 
+def _per_scale(seconds: dict) -> str:
+    """'quick 3m, default 15m, paper 2h'."""
+    return ", ".join(f"{k} {verdict_mod.minutes(v)}" for k, v in seconds.items())
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=parse_duration, metavar="DURATION",
                    help="per claim: add interleaved rounds until every check is decided or this "
-                        "is spent (e.g. 90s, 3m, 1h; default: quick 3m, default 15m, paper 2h)")
+                        f"is spent (e.g. 90s, 3m, 1h): a hard cap. Default: the scale's "
+                        f"({_per_scale(BUDGETS)}) scaled to the claim's round time, "
+                        f"{BUDGET_SLACK:g} x {BUDGET_ROUNDS} rounds at the pace measured, up to "
+                        f"{_per_scale(BUDGET_CAPS)}; the budget decides when to stop looking, "
+                        "never the level of a look")
     p.add_argument("--max-rounds", type=_max_rounds, metavar="N",
                    help="the last look: at most N rounds (default: quick and default 20, paper 30)")
     p.add_argument("--no-interleave", action="store_true",
@@ -105,9 +145,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def design_of(args) -> Design:
-    budget = args.budget if args.budget is not None else BUDGETS[args.scale]
-    return Design(looks_up_to(args.max_rounds or MAX_ROUNDS[args.scale]), budget,
-                  not args.no_interleave)
+    looks = looks_up_to(args.max_rounds or MAX_ROUNDS[args.scale])
+    if args.budget is not None:
+        return Design(looks, args.budget, not args.no_interleave)
+    return Design(looks, BUDGETS[args.scale], not args.no_interleave, BUDGET_CAPS[args.scale])
 
 
 # ------------------------------------------------------------------ records of a look
@@ -174,8 +215,9 @@ def settled(record: dict) -> bool:
     return not any(x["outcome"] == verdict_mod.NOISE for x in open_checks + record.get("requires", []))
 
 
-def _finish(record: dict, design: Design, ran: int, stopped: str, done: list[int]) -> dict:
-    record["rounds"] = design.to_json(ran, stopped, done)
+def _finish(record: dict, design: Design, ran: int, stopped: str, done: list[int],
+            pace: float | None = None) -> dict:
+    record["rounds"] = design.to_json(ran, stopped, done, pace)
     record["display"] = verdict_mod.display(record)
     return record
 
@@ -214,27 +256,27 @@ def replay(claim: Claim, scale: str, design: Design, loaded) -> dict:
     return _finish(record, design, last, "maximum" if last == design.looks[-1] else "records", done)
 
 
-def in_rounds(claim: Claim, scale: str, design: Design, runner) -> dict:
+def in_rounds(claim: Claim, scale: str, design: Design, runner, clock=time.monotonic) -> dict:
     """Runs the claim's sweeps to each look's rounds and decides, until decided, out of
-    budget or at the maximum."""
-    start, pace, prev, done = time.monotonic(), None, 0, []
+    budget (design.budget at the pace of the last rounds run) or at the maximum."""
+    start, pace, prev, done = clock(), None, 0, []
     record = None
     for n in design.looks:
         if record is not None:
-            spent = time.monotonic() - start
-            if spent >= design.budget_s or (pace is not None and spent + pace * (n - prev) > design.budget_s):
-                return _finish(record, design, prev, "budget", done)
-        t = time.monotonic()
+            spent, budget = clock() - start, design.budget(pace)
+            if spent >= budget or (pace is not None and spent + pace * (n - prev) > budget):
+                return _finish(record, design, prev, "budget", done, pace)
+        t = clock()
         files = runner.run(claim, ("--interleave", "--rounds", str(n)))
-        took = time.monotonic() - t
+        took = clock() - t
         if took > 1.0:  # rounds ran (an extension already recorded takes well under a second)
             pace = took / (n - prev)
         record = decide_at(claim, scale, load_rows(claim, files), n, len(design.looks))
         done.append(n)
         if settled(record):
-            return _finish(record, design, n, "decided", done)
+            return _finish(record, design, n, "decided", done, pace)
         prev = n
-    return _finish(record, design, prev, "maximum", done)
+    return _finish(record, design, prev, "maximum", done, pace)
 
 
 __all__ = ["Design", "LOOKS", "add_arguments", "decide_claim", "design_of", "looks_up_to",

@@ -13,7 +13,8 @@ configuration's identity as micro.py groups points: micro.NOT_IDENTITY left out;
 before rounds were recorded, its repetition; NaN for back-to-back repetitions and
 plain runs), `round_key` ("<session>/<round>": the records that ran in one round of
 one sweep invocation, which paired comparisons pair; None without a session) and
-`round_calibration_s`. skipped_rows: one per configuration recorded as skipped or
+`round_calibration_s`; `loadavg`, the 1-minute load average around the record's run
+(loadguard.py). skipped_rows: one per configuration recorded as skipped or
 failed, its config fields and `reason`.
 
 Only records of the claim's sweeps are used: a record stamped by `pmemids sweep`
@@ -67,7 +68,22 @@ def run_rows(records: list[Record], metrics: set[str]) -> pd.DataFrame:
     rows["round"] = [r[0] for r in rounds]
     rows["round_key"] = pd.Series([r[1] for r in rounds], index=rows.index, dtype=object)
     rows["round_calibration_s"] = [r[2] for r in rounds]
+    rows["loadavg"] = [_load(by_line[k]) for k in keys]
     return rows
+
+
+def _load(data: dict) -> float:
+    """The mean of the 1-minute load averages read before and after the record's run: the
+    sweep's readings around its run, else the run's own around its repetition (NaN when
+    neither was read)."""
+    for part in (data.get("sweep"), data.get("context")):
+        if not isinstance(part, dict):
+            continue
+        ones = [v[0] for v in (part.get("loadavg_before"), part.get("loadavg_after"))
+                if isinstance(v, list) and v and isinstance(v[0], int | float)]
+        if ones:
+            return sum(ones) / len(ones)
+    return math.nan
 
 
 def _round_fields(data: dict) -> tuple[float, str | None, float]:
@@ -103,9 +119,10 @@ def _micro_row(r: Record) -> dict:
     return row
 
 
-# Context fields the verdict reads (verdict.py): the CPU the records ran on, and whether
-# the pool directory was DAX (store granularity byte or cache-line) or not (page).
-CONTEXT_COLUMNS = ("cpu_model", "store_granularity", "pool_fs")
+# Context fields the verdict reads (verdict.py): the CPU the records ran on, whether
+# the pool directory was DAX (store granularity byte or cache-line) or not (page), and
+# the CPUs the load guard shares out (loadguard.py).
+CONTEXT_COLUMNS = ("cpu_model", "store_granularity", "pool_fs", "cpus_online")
 
 
 def _field(data: dict, name: str) -> float:

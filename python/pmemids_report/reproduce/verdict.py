@@ -9,6 +9,9 @@ something was measured:
   not measurable here: <why> the machine or binary lacks what the claim needs (nothing is
                              run: "not run"), a [[require]] condition was not achieved by
                              the experiment ("<condition> not achieved (measured ...)"),
+                             a claim comparing thread counts ran on a machine without free
+                             CPUs for them ("machine loaded for a comparison of thread
+                             counts: load average ... over ...": loadguard.py),
                              every configuration a check selects was skipped, or every
                              check is labelled dax and the pool was not on a DAX file
                              system ("no DAX file system")
@@ -32,7 +35,8 @@ object) carries the claim, the scale, `verdict` (the class with its reason), `cl
 `outcome` (all checks' outcome combined, null when nothing was measured), `display`
 (the one line printed, put in the README and the report), every check with every
 group's numbers and test (`groups[].test`, `tests`: groups per test, `looks`), its
-label and magnitude, the requirements, the test, the records' hosts, PMEM kind and
+label and magnitude, the requirements (with the load requirement of a claim comparing
+thread counts: `kind` "load", its rounds' load averages and threshold in `load`), the test, the records' hosts, PMEM kind and
 CPU, and the load average when the verdict was made; decided in rounds (rounds.py),
 also `rounds` (how many ran, why it stopped: decided, budget, maximum or the end of
 the records; the looks and their level), shown at the end of `display`
@@ -49,6 +53,7 @@ import os
 
 import pandas as pd
 
+from . import loadguard
 from .claims import Claim
 from .evaluate import MISSING, CheckResult, EvaluationError, evaluate, test_text
 
@@ -133,14 +138,16 @@ def decide(claim: Claim, scale: str, rows: pd.DataFrame, skipped: pd.DataFrame,
         record["records"] = files
         return record
     outcome = combine([r.outcome for _, r in results])
+    guard = loadguard.requirement(claim, rows)
     applies = [_label_applies(c.label, rows) for c, _ in results]
     deciding = [(c, r) for (c, r), a in zip(results, applies) if not a]
     labelled = [(i, c, r) for i, ((c, r), a) in enumerate(zip(results, applies), start=1) if a]
     unmet = [(c, r) for c, r in required if r.outcome != REPRODUCED]
-    if unmet:
+    loaded = guard is not None and guard["outcome"] != REPRODUCED
+    if unmet or loaded:
         verdict = f"{NOT_MEASURABLE}: " + "; ".join(
-            f"{c.what} not achieved (measured {c.check.metric} {r.summary(c.check.function)})"
-            for c, r in unmet)
+            [f"{c.what} not achieved (measured {c.check.metric} {r.summary(c.check.function)})"
+             for c, r in unmet] + ([loaded_text(guard)] if loaded else []))
         measured = f"checks measured: {_measured(outcome, [r for _, r in results])}"
     elif deciding:
         verdict = combine([r.outcome for _, r in deciding])
@@ -155,8 +162,20 @@ def decide(claim: Claim, scale: str, rows: pd.DataFrame, skipped: pd.DataFrame,
             MEDIA if k == "media" else NO_DAX + _pool_fs(rows) for k in kinds)
         measured = f"measured: {_measured(outcome, [r for _, r in results])}"
     record = _record(claim, scale, verdict, outcome, results, required, rows, measured=measured)
+    if guard is not None:
+        record["requires"].append(guard)
     record["records"] = files
     return record
+
+
+def loaded_text(guard: dict) -> str:
+    """Why the load requirement refused the claim: 'machine loaded for a comparison of
+    thread counts: load average 13.22 (round 2) over 2.22 = 2 CPUs / 0.9, in 3 of 3
+    rounds' (loadguard.py)."""
+    load = guard["load"]
+    loaded = load["cpus"] and load["max_threads"] <= load["cpus"] and not load["unread"]
+    what = "machine loaded" if loaded else "no free CPUs"
+    return f"{what} for a comparison of thread counts: {guard['summary']}"
 
 
 def _measured(outcome: str, results: list[CheckResult]) -> str:
@@ -242,7 +261,7 @@ def rounds_text(rounds: dict, noise: dict | None = None) -> str:
     """'8 rounds, stopped: decided', '12 rounds, stopped: budget 3m spent', plus
     '; 2 noisy rounds dropped'."""
     why = rounds["stopped"]
-    why = f"budget {_minutes(rounds['budget_s'])} spent" if why == "budget" else STOPPED.get(why, why)
+    why = f"budget {budget_text(rounds)} spent" if why == "budget" else STOPPED.get(why, why)
     out = f"{rounds['ran']} round{'s' if rounds['ran'] != 1 else ''}, stopped: {why}"
     if noise and noise.get("dropped"):
         n = len(noise["noisy"])
@@ -250,13 +269,32 @@ def rounds_text(rounds: dict, noise: dict | None = None) -> str:
     return out
 
 
-def _minutes(seconds: float) -> str:
-    """'2h', '3m', '90s'."""
+def budget_text(rounds: dict, detail: bool = False) -> str:
+    """The budget that applied. A given one (--budget) as it was written, '5m' ('5m, given
+    (--budget)' in detail); the default scaled to the round time '10m (the default 3m
+    scaled to the round time)', in detail '... to 8 rounds at 1m a round x 1.25, cap 12m'.
+    Records from before the scaled budget: their budget_s."""
+    b = rounds.get("budget")
+    if not b:
+        return minutes(rounds["budget_s"])
+    if b["from"] == "given":
+        return f"{minutes(b['s'])}" + (", given (--budget)" if detail else "")
+    out = f"{minutes(b['s'])} (the default {minutes(b['default_s'])} scaled to the round time"
+    if not detail:
+        return out + ")"
+    pace = "" if b.get("pace_s") is None else f" at {minutes(b['pace_s'])} a round x {b['slack']:g}"
+    return out + f": {b['rounds']} rounds{pace}, cap {minutes(b['cap_s'])})"
+
+
+def minutes(seconds: float) -> str:
+    """'2h', '3m', '90s', '10.4m'."""
     if seconds >= 3600 and seconds % 3600 == 0:
         return f"{seconds / 3600:g}h"
     if seconds >= 60 and seconds % 60 == 0:
         return f"{seconds / 60:g}m"
-    return f"{seconds:g}s"
+    if seconds >= 60:
+        return f"{seconds / 60:.1f}m"
+    return f"{seconds:.3g}s"
 
 
 def _pct(v) -> str:
@@ -334,7 +372,8 @@ def rounds_detail(r: dict) -> str:
     plan = ", ".join(str(n) for n in r["schedule"])
     return (f"{r['ran']} interleaved rounds ({r['order']} order); decided at looks after rounds "
             f"{looks} of the design's {plan} (each look at 1/{len(r['schedule'])} of the 5% "
-            f"level); stopped: {rounds_text(r).split('stopped: ', 1)[1]}")
+            f"level); stopped: {rounds_text(r).split('stopped: ', 1)[1]}"
+            + (f"; budget {budget_text(r, detail=True)}" if r.get("budget") else ""))
 
 
 def noise_detail(n: dict) -> str:
