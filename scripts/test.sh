@@ -11,15 +11,24 @@
 # PMEMIDS_FUZZ_SECONDS each, default 20), every claim file of `pmemids
 # reproduce` validated, then the CLI tests (hostile input, flipped pool bytes
 # and one claim run end to end at the quick scale among them) and the report
-# tests through pytest.
+# tests through pytest. Each phase's wall time goes to stderr (`test.sh: <phase>
+# took N s`), so a slow suite says where its time went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+last=$SECONDS
+took() { echo "test.sh: $1 took $((SECONDS - last)) s" >&2; last=$SECONDS; }
 scripts/setup.sh
+took setup
 scripts/build.sh release
+took "release build"
 (cd build && ctest --output-on-failure -j2)
+took ctest
 scripts/build.sh tsan pmemids_thread_tests
+took "tsan build"
 PMEM_IS_PMEM_FORCE=1 TSAN_OPTIONS="halt_on_error=1" build-tsan/pmemids_thread_tests --gtest_brief=1
+took "tsan tests"
 scripts/build.sh asan pmemids_asan_tests
+took "asan build"
 asan_pids=()
 for shard in 0 1; do
   GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$shard PMEM_IS_PMEM_FORCE=1 ASAN_OPTIONS="halt_on_error=1" \
@@ -30,7 +39,9 @@ done
 asan_failed=0
 for pid in "${asan_pids[@]}"; do wait "$pid" || asan_failed=1; done
 [ "$asan_failed" -eq 0 ] || { echo "test.sh: the ASan+UBSan suites failed (output above)" >&2; exit 1; }
+took "asan tests"
 scripts/build.sh fuzz
+took "fuzz build"
 fuzz_work=$(mktemp -d)
 trap 'rm -rf "$fuzz_work"' EXIT
 for target in properties sweep; do
@@ -43,7 +54,10 @@ for target in properties sweep; do
     { tail -n 40 "$fuzz_work/$target.log"; echo "fuzz: $target failed (input kept in build-fuzz/)" >&2; exit 1; }
   grep -E "^stat::number_of_executed_units" "$fuzz_work/$target.log" | sed "s/^/fuzz $target: /"
 done
+took fuzzing
 build/pmemids reproduce --check >/dev/null
 # -rs: a skipped test says why (test_slurm.py without root or sudo)
 PMEMIDS_BIN="$PWD/build/pmemids" .venv/bin/python -m pytest -q -rs tests/cli
+took "cli tests"
 PMEMIDS_BIN="$PWD/build/pmemids" .venv/bin/python -m pytest -q tests/report
+took "report tests"
