@@ -138,6 +138,25 @@ def test_a_claim_the_machine_cannot_show_runs_nothing(binary, tmp_path):
     assert [f.name for f in (tmp_path / "r" / "quick").iterdir()] == ["verdicts.jsonl"]
 
 
+def test_a_verdict_is_recorded_before_it_is_printed(binary, tmp_path):
+    """A reader that goes away (`| head`) must not cost the verdict record: the line is
+    appended to verdicts.jsonl before the verdict is printed (it was printed first, and
+    the broken pipe ended the command before the record was written)."""
+    if numa_nodes() >= 2:
+        pytest.skip("001-O7 is measurable here: the claim would run")
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([str(binary), "reproduce", "001-O7", "--scale", "quick", "--out",
+                            str(tmp_path / "r"), "--no-report"], stdout=w, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+    finally:
+        os.close(w)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    lines = (tmp_path / "r" / "quick" / "verdicts.jsonl").read_text().splitlines()
+    assert [json.loads(x)["claim"]["id"] for x in lines] == ["001-O7"]
+
+
 def test_a_claim_waiting_for_a_command_names_it(binary, tmp_path):
     if "micro" in subprocess.run([str(binary), "--help"], capture_output=True, text=True).stdout:
         pytest.skip("pmemids micro exists: the claim runs")

@@ -11,7 +11,7 @@ Running a claim: for each of its sweeps, `pmemids sweep FILE --scale S --out
 DIR/S/<sweep name>.jsonl [--only ...] --interleave --rounds N` (resumable by the
 sweep's own resume: a second invocation runs only what is missing), then the checks
 over those records, with rounds added until the claim is decided (rounds.py); the
-verdict is printed and appended to DIR/S/verdicts.jsonl. At the end the report of
+verdict is appended to DIR/S/verdicts.jsonl, then printed. At the end the report of
 DIR/S (figures and the reproduction page) is written to DIR/S/report/.
 
 Before a sweep runs, --out must be a directory or creatable (not a file, not on a
@@ -547,10 +547,10 @@ def reproduce(chosen: list[Claim], args, machine: Machine, bin_path: str) -> int
             record = rounds_mod.decide_claim(claim, args.scale, design, runner, sources)
         record["seconds"] = round(time.monotonic() - t0, 1)
         verdicts.append(record)
-        print(verdict_mod.text(record), flush=True)
-        if sources is None:
+        if sources is None:  # recorded first: a reader gone (`| head`) must not lose it
             with open(out / "verdicts.jsonl", "a", encoding="utf-8") as f:
                 f.write(verdict_mod.json_line(record) + "\n")
+        print(verdict_mod.text(record), flush=True)
     if len(verdicts) > 1:
         print("\nsummary:")
         for v in verdicts:
