@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "crash/linearizability.h"
-#include "registry/registry.h"
+#include "run/reopen_check.h"
 #include "stack_pairs.h"
 #include "workload/generators.h"
 #include "workload/properties.h"
@@ -130,36 +130,44 @@ TYPED_TEST(StackStress, ShortHistoriesAreLinearizable) {
   }
 }
 
-// Native mode through the registry, seed 004's push-pop pairs: every
-// operation counted, every pop finds an element (each worker pops after its
-// own push), combining metrics observed.
+// Native mode as the registry runs it (run_rep_checked, the function it
+// stores), seed 004's push-pop pairs: every operation counted, every pop
+// finds an element (each worker pops after its own push), combining metrics
+// observed.
+template <template <class> class DS>
+void expect_push_pop_pairs_counted(const std::string& pool_dir, const WorkloadSpec& spec) {
+  const std::string_view name = DS<DramBackend>::kName;
+  const auto shapes = plan_streams(spec, 2, true);
+  std::vector<Stream> streams;
+  RunRequest req{.pool_dir = pool_dir,
+                 .spec = &spec,
+                 .thread_mode = ThreadMode::kNative,
+                 .threads = 2,
+                 .placement = Placement{.thread_cpus = std::vector<std::vector<int>>(2)}};
+  streams.reserve(shapes.size());
+  for (size_t t = 0; t < shapes.size(); ++t) {
+    streams.push_back(generate(spec, spec.seed + t, shapes[t]));
+    req.feeds.push_back({&streams.back(), {}});
+  }
+  const RepResult r = run_rep_checked<DS, DramBackend>(req);
+  EXPECT_EQ(r.tally.total(), spec.operationcount) << name;
+  const auto pops = static_cast<size_t>(OpType::kPop);
+  EXPECT_EQ(r.tally.found[pops], r.tally.count[pops]) << name << ": a pop follows a push";
+  EXPECT_GT(r.costs.ds[kSessions], 0u) << name;
+  EXPECT_EQ(r.costs.ds[kCombinedOps], spec.operationcount) << name << ": every op served once";
+}
+
 TEST(StackNativeMode, PushPopPairsThroughTheRegistry) {
   ScratchDir dir;
   PropertySet p;
   p.load_file(std::string(PMEMIDS_SOURCE_DIR) + "/workloads/stack-pushpop");
   p.set_override("operationcount=20000");
   const WorkloadSpec spec = p.build();
-  for (const char* name :
-       {"stack-dfc", "stack-dfc-flat", "stack-pbcomb", "stack-dfc-volreq", "stack-fc-volatile"}) {
-    const auto shapes = plan_streams(spec, 2, true);
-    std::vector<Stream> streams;
-    RunRequest req{.pool_dir = dir.path(),
-                   .spec = &spec,
-                   .thread_mode = ThreadMode::kNative,
-                   .threads = 2,
-                   .placement = Placement{.thread_cpus = std::vector<std::vector<int>>(2)}};
-    streams.reserve(shapes.size());
-    for (size_t t = 0; t < shapes.size(); ++t) {
-      streams.push_back(generate(spec, spec.seed + t, shapes[t]));
-      req.feeds.push_back({&streams.back(), {}});
-    }
-    const RepResult r = find_ds(name).in(Mode::kDram).run(req);
-    EXPECT_EQ(r.tally.total(), spec.operationcount) << name;
-    const auto pops = static_cast<size_t>(OpType::kPop);
-    EXPECT_EQ(r.tally.found[pops], r.tally.count[pops]) << name << ": a pop follows a push";
-    EXPECT_GT(r.costs.ds[kSessions], 0u) << name;
-    EXPECT_EQ(r.costs.ds[kCombinedOps], spec.operationcount) << name << ": every op served once";
-  }
+  expect_push_pop_pairs_counted<StackDfc>(dir.path(), spec);
+  expect_push_pop_pairs_counted<StackDfcFlat>(dir.path(), spec);
+  expect_push_pop_pairs_counted<StackPbcomb>(dir.path(), spec);
+  expect_push_pop_pairs_counted<StackDfcVolreq>(dir.path(), spec);
+  expect_push_pop_pairs_counted<StackFcVolatile>(dir.path(), spec);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 // each producer's order; sets: every key's final presence follows from its
 // successful inserts and deletes), the structure's invariants, and
 // linearizability of short recorded histories (crash/linearizability.h). And
-// the native thread mode end to end through the registry.
+// the native thread mode end to end, as the registry runs it.
 #include <atomic>
 #include <map>
 #include <set>
@@ -13,7 +13,7 @@
 
 #include "crash/linearizability.h"
 #include "durable_fixtures.h"
-#include "registry/registry.h"
+#include "run/reopen_check.h"
 #include "test_support.h"
 
 namespace pmemids::test {
@@ -237,42 +237,47 @@ TYPED_TEST(SetStress, ShortHistoriesAreLinearizable) {
   }
 }
 
-// Native mode through the registry: one instance, no lock, a stream per worker
-// (queues: producers and consumers), every operation counted.
+// Native mode as the registry runs it (run_rep_checked, the function it
+// stores): one instance, no lock, a stream per worker (queues: producers and
+// consumers), every operation counted.
+template <template <class> class DS>
+void expect_native_run_counts_every_op(const std::string& pool_dir, const char* workload) {
+  const std::string name(DS<DramBackend>::kName);
+  const bool ring = DS<DramBackend>::kOpSet == OpSet::kQueue;
+  PropertySet p;
+  p.load_file(std::string(PMEMIDS_SOURCE_DIR) + workload);
+  p.set_override("operationcount=20000");
+  if (ring) {
+    p.set_override("queueslots=256");
+    p.set_override("recordcount=64");
+  }
+  const WorkloadSpec spec = p.build();
+  const auto shapes = plan_streams(spec, 2, true);
+  std::vector<Stream> streams;
+  RunRequest req{.pool_dir = pool_dir,
+                 .spec = &spec,
+                 .thread_mode = ThreadMode::kNative,
+                 .threads = 2,
+                 .placement = Placement{.thread_cpus = std::vector<std::vector<int>>(2)}};
+  streams.reserve(shapes.size());
+  for (size_t t = 0; t < shapes.size(); ++t) {
+    streams.push_back(generate(spec, spec.seed + t, shapes[t]));
+    req.feeds.push_back({&streams.back(), {}});
+  }
+  const RepResult r = run_rep_checked<DS, DramBackend>(req);
+  EXPECT_EQ(r.tally.total(), spec.operationcount) << name;
+  ASSERT_EQ(r.threads.size(), 2u);
+  EXPECT_EQ(r.threads[0].ops + r.threads[1].ops, spec.operationcount);
+  if (ring) {
+    EXPECT_EQ(r.tally.count[static_cast<int>(OpType::kPush)], spec.operationcount / 2);
+    EXPECT_EQ(r.threads[0].ops, spec.operationcount / 2);  // the producer
+  }
+}
+
 TEST(NativeMode, WorkersShareOneInstanceWithoutALock) {
   ScratchDir dir;
-  for (const char* name : {"ringbuffer-volatile", "lflist-harris"}) {
-    const bool ring = std::string(name) == "ringbuffer-volatile";
-    PropertySet p;
-    p.load_file(std::string(PMEMIDS_SOURCE_DIR) +
-                (ring ? "/workloads/ring-5050" : "/workloads/set-u20"));
-    p.set_override("operationcount=20000");
-    if (ring) {
-      p.set_override("queueslots=256");
-      p.set_override("recordcount=64");
-    }
-    const WorkloadSpec spec = p.build();
-    const auto shapes = plan_streams(spec, 2, true);
-    std::vector<Stream> streams;
-    RunRequest req{.pool_dir = dir.path(),
-                   .spec = &spec,
-                   .thread_mode = ThreadMode::kNative,
-                   .threads = 2,
-                   .placement = Placement{.thread_cpus = std::vector<std::vector<int>>(2)}};
-    streams.reserve(shapes.size());
-    for (size_t t = 0; t < shapes.size(); ++t) {
-      streams.push_back(generate(spec, spec.seed + t, shapes[t]));
-      req.feeds.push_back({&streams.back(), {}});
-    }
-    const RepResult r = find_ds(name).in(Mode::kDram).run(req);
-    EXPECT_EQ(r.tally.total(), spec.operationcount) << name;
-    ASSERT_EQ(r.threads.size(), 2u);
-    EXPECT_EQ(r.threads[0].ops + r.threads[1].ops, spec.operationcount);
-    if (ring) {
-      EXPECT_EQ(r.tally.count[static_cast<int>(OpType::kPush)], spec.operationcount / 2);
-      EXPECT_EQ(r.threads[0].ops, spec.operationcount / 2);  // the producer
-    }
-  }
+  expect_native_run_counts_every_op<RingBufferVolatile>(dir.path(), "/workloads/ring-5050");
+  expect_native_run_counts_every_op<LfListHarris>(dir.path(), "/workloads/set-u20");
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include <numeric>
 #include <set>
 
-#include "registry/registry.h"
+#include "run/reopen_check.h"
 #include "run/runner.h"
 #include "test_support.h"
 
@@ -439,7 +439,7 @@ TEST(ParallelTest, InstancesAreIndependentAndResultsAddUp) {
                  .threads = n,
                  .placement = unpinned(n)};
   for (const Stream& s : streams) req.feeds.push_back({&s, {0, 7}});
-  const RepResult r = find_ds("hashtable").in(Mode::kPersist).run(req);
+  const RepResult r = run_rep_checked<HashTable, PersistBackend>(req);
 
   ASSERT_EQ(r.threads.size(), static_cast<size_t>(n));
   uint64_t ops = 0;
