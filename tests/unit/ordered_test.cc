@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
+#include "catalog_pairs.h"
 #include "oracle_driver.h"
-#include "test_support.h"
 
 namespace pmemids::test {
 namespace {
@@ -105,7 +105,7 @@ TYPED_TEST(OrderedTest, ScansPastTheEndAndFromAbsentKeys) {
 
 template <class P>
 class OrderedReopenTest : public OrderedTest<P> {};
-TYPED_TEST_SUITE(OrderedReopenTest, OrderedDurablePairs, PairName);
+TYPED_TEST_SUITE(OrderedReopenTest, DurableOrderedPairs, PairName);
 
 TYPED_TEST(OrderedReopenTest, InvariantsAndContentsSurviveReopen) {
   using B = typename TypeParam::B;
