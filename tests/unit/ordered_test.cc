@@ -124,5 +124,22 @@ TYPED_TEST(OrderedReopenTest, InvariantsAndContentsSurviveReopen) {
   }
 }
 
+// A keys-per-node request outside the --node-keys knob's range is refused
+// when the tree is built (a caller of the library, past the CLI's check),
+// naming the structure, the knob and the range.
+TEST(NodeKeys, RequestOutsideTheKnobsRangeIsRefused) {
+  ScratchDir dir;
+  DramBackend b(dir.spec("btree", Mode::kDram));
+  for (uint32_t keys : {2u, 1025u}) {
+    try {
+      BTree<DramBackend> t(b, options(keys));
+      ADD_FAILURE() << keys << " keys per node accepted";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                fmt::format("btree: node_keys {} out of range [3, 1024]", keys));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pmemids::test
