@@ -46,6 +46,7 @@ struct PairTraits {
   std::span<const Knob* const> knobs;
   ModeInfo mode;  // the pair's mode
 
+  // Whether the structure lists knob k in its kKnobs.
   constexpr bool reads(const Knob& k) const {
     for (const Knob* x : knobs) {
       if (x == &k) return true;
@@ -55,8 +56,8 @@ struct PairTraits {
 
   constexpr bool kv() const { return op_set == OpSet::kKv || op_set == OpSet::kOrderedKv; }
   constexpr bool durable() const { return mode.durable; }
-  // The first mode of the backend list the structure supports, or its first
-  // durable one.
+  // Whether the pair's mode is the structure's first mode (in the backend
+  // list's order), or its first durable one.
   constexpr bool first_mode() const {
     return mode.mode == first([](const ModeInfo&) { return true; });
   }
