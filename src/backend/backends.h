@@ -36,12 +36,14 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "backend/lock_kind.h"
 #include "backend/obj.h"
 #include "backend/plain.h"
 #include "backend/shadow.h"
+#include "util/names.h"
 
 namespace pmemids {
 
@@ -145,11 +147,7 @@ Mode find_mode(std::string_view name);
 // pmem-trans"), for messages and help texts.
 template <class Keep>
 std::string mode_names(Keep&& keep, std::string_view separator = ", ") {
-  std::string out;
-  for (const ModeInfo& i : kModeInfo) {
-    if (keep(i)) out += std::string(out.empty() ? "" : separator) + std::string(i.name);
-  }
-  return out;
+  return names_where(kModeInfo, std::forward<Keep>(keep), separator);
 }
 
 // The checking backend `pmemids crash` runs for the benchmarked backend B, and

@@ -21,6 +21,17 @@ inline constexpr Knob kNodeKeys{
     .get = [](const DsOptions& o) { return static_cast<double>(o.node_keys); },
     .set = [](DsOptions& o, double v) { o.node_keys = static_cast<uint32_t>(v); }};
 
+// Whether a tree can have `keys` keys per node: kNodeKeys's range, for a
+// request and for what a reopened pool holds (written from an accepted
+// request, so the same range).
+constexpr bool node_keys_in_range(uint64_t keys) {
+  return keys >= kNodeKeys.min && keys <= kNodeKeys.max;
+}
+inline std::string node_keys_range() {
+  return fmt::format("[{}, {}]", static_cast<uint64_t>(kNodeKeys.min),
+                     static_cast<uint64_t>(kNodeKeys.max));
+}
+
 template <Backend B, class Node>
 class TreeRoot {
  public:
@@ -30,8 +41,9 @@ class TreeRoot {
   // the pool's (an explicit different request is a UsageError); on a new pool it
   // is the request or `default_keys`, and nothing is written until init().
   TreeRoot(B& b, const DsOptions& o, const char* name, uint32_t default_keys) : b_(b) {
-    if (o.node_keys != 0 && (o.node_keys < 3 || o.node_keys > 1024)) {
-      throw UsageError(fmt::format("{}: node_keys {} out of range [3, 1024]", name, o.node_keys));
+    if (o.node_keys != 0 && !node_keys_in_range(o.node_keys)) {
+      throw UsageError(fmt::format("{}: {} {} out of range {}", name, kNodeKeys.name, o.node_keys,
+                                   node_keys_range()));
     }
     rec_ = b.template root<Record>();
     if (b.created()) {
@@ -39,11 +51,9 @@ class TreeRoot {
       return;
     }
     rec_->hdr.check_reopen(o, name);
-    if (rec_->hdr.shape < 3 || rec_->hdr.shape > 1024) {
-      throw InvariantViolation(
-          fmt::format("{}: the pool root holds {} keys per node, outside [3, "
-                      "1024]",
-                      name, rec_->hdr.shape));
+    if (!node_keys_in_range(rec_->hdr.shape)) {
+      throw InvariantViolation(fmt::format("{}: the pool root holds {} keys per node, outside {}",
+                                           name, rec_->hdr.shape, node_keys_range()));
     }
     keys_ = static_cast<uint32_t>(rec_->hdr.shape);
     if (o.node_keys != 0 && o.node_keys != keys_) {

@@ -23,7 +23,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "util/names.h"
 
 namespace pmemids {
 
@@ -109,11 +112,7 @@ std::vector<std::string> domain_choices();
 // `separator` ("adr, eadr"), for messages and help texts.
 template <class Keep>
 std::string domain_names(Keep&& keep, std::string_view separator = ", ") {
-  std::string out;
-  for (const DomainInfo& d : kDomainTable) {
-    if (keep(d)) out += std::string(out.empty() ? "" : separator) + std::string(d.name);
-  }
-  return out;
+  return names_where(kDomainTable, std::forward<Keep>(keep), separator);
 }
 
 }  // namespace pmemids

@@ -11,7 +11,7 @@ SOURCES = "\n".join(p.read_text(errors="replace") for d in ("src", "include", "t
                     for p in (REPO / d).rglob("*")
                     if p.suffix in (".h", ".cc", ".py") and p != Path(__file__).resolve())
 # `kName`, `RootHeader`, `repair_leaks`, `OpSet::kOrderedKv`, `b.follow`,
-# `PMEMIDS_PAIRS_FOR(X)`, `entry<X>("...")`: an identifier, maybe qualified, maybe a
+# `CatalogPairs<Keep>`, `entry<X>("...")`: an identifier, maybe qualified, maybe a
 # template (then `name<` must occur), maybe called
 SYMBOL = re.compile(r"(?:b\.)?(?:\w+::)?([A-Za-z_]\w*)(<[^>`]*>)?(?:\(.*\))?")
 

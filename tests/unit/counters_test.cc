@@ -2,7 +2,7 @@
 // mode. These figures are the per-op minimums the docs derive: a new node is
 // persisted (2 lines: 24-byte header + 100-byte value on a 64-byte aligned
 // node) and published (1 line); an update persists or logs exactly the value.
-#include "test_support.h"
+#include "catalog_pairs.h"
 
 namespace pmemids::test {
 namespace {
@@ -79,16 +79,7 @@ void node_structure_costs(const char* name, auto make) {
 
 template <class P>
 class CostTest : public ::testing::Test {};
-using Backends = ::testing::Types<DramBackend, VolatileBackend, PersistBackend, TransBackend>;
-struct BackendName {
-  template <class B>
-  static std::string GetName(int) {
-    std::string m(mode_name(B::kMode));
-    for (char& c : m) c = c == '-' ? '_' : c;
-    return m;
-  }
-};
-TYPED_TEST_SUITE(CostTest, Backends, BackendName);
+TYPED_TEST_SUITE(CostTest, Backends<>, BackendName);
 
 TYPED_TEST(CostTest, HashTableInsertUpdateDelete) {
   node_structure_costs<TypeParam>("hashtable",

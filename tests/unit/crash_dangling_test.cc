@@ -7,8 +7,8 @@
 
 #include <cstring>
 
+#include "catalog_pairs.h"
 #include "crash/crash_impl.h"
-#include "test_support.h"
 #include "workload/properties.h"
 
 namespace pmemids::test {
@@ -141,8 +141,7 @@ class Dangling : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using ShadowBackends = ::testing::Types<ShadowPersistBackend, ShadowTransBackend>;
-TYPED_TEST_SUITE(Dangling, ShadowBackends);
+TYPED_TEST_SUITE(Dangling, CheckingBackends);
 
 CrashWorkload workload() {
   PropertySet p;

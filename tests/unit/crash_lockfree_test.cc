@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "crash/crash_impl.h"
+#include "ds/lflist.h"
+#include "ds/ringbuffer.h"
 #include "test_support.h"
 #include "workload/properties.h"
 

@@ -5,6 +5,7 @@
 // response recorded before the change, a recovery that cannot survive its
 // own crash), and crashes inside recovery are taken and checked.
 #include "crash/crash_impl.h"
+#include "ds/linkedlist.h"
 #include "durable_fixtures.h"
 #include "test_support.h"
 #include "workload/properties.h"

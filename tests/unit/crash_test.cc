@@ -7,9 +7,9 @@
 
 #include <filesystem>
 
+#include "catalog_pairs.h"
 #include "crash/crash_impl.h"
 #include "oracle_driver.h"
-#include "test_support.h"
 #include "workload/properties.h"
 
 namespace pmemids::test {
@@ -271,7 +271,7 @@ class CrashRun : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-TYPED_TEST_SUITE(CrashRun, DurablePairs, PairName);
+TYPED_TEST_SUITE(CrashRun, DurableKvPairs, PairName);
 
 // Every (structure, mode) its traits declare failure-atomic (pmem-trans; in
 // pmem-persist the structures whose every change is one 8-byte publication):

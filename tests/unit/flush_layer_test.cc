@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "catalog_pairs.h"
 #include "counting_cpu.h"
 #include "oracle_driver.h"
 #include "pmem/libpmem_hooks.h"
-#include "test_support.h"
 
 namespace pmemids::test {
 namespace {
@@ -320,7 +320,7 @@ Issued issued_under(const char* domain, bool flush_cold = false) {
 
 template <class P>
 class DomainTest : public ::testing::Test {};
-TYPED_TEST_SUITE(DomainTest, DurablePairs, PairName);
+TYPED_TEST_SUITE(DomainTest, DurableKvPairs, PairName);
 
 TYPED_TEST(DomainTest, EadrWritesNothingBackAndKeepsEveryFence) {
   const Issued adr = issued_under<TypeParam>("adr");

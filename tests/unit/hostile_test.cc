@@ -13,13 +13,13 @@
 #include <sstream>
 
 #include "backend/pool_check.h"
+#include "catalog_pairs.h"
 #include "options/lists.h"
 #include "options/validators.h"
 #include "registry/footprint.h"
 #include "registry/registry.h"
 #include "sweep/estimate.h"
 #include "sweep/run_keys.h"
-#include "test_support.h"
 #include "util/escape.h"
 #include "util/file_checks.h"
 #include "util/stop_signals.h"
@@ -99,7 +99,7 @@ class CheckedWalk : public ::testing::Test {
 
   ScratchDir dir_;
 };
-TYPED_TEST_SUITE(CheckedWalk, DurablePairs, PairName);
+TYPED_TEST_SUITE(CheckedWalk, DurableKvPairs, PairName);
 
 TYPED_TEST(CheckedWalk, AnIntactPoolPassesAndStaysAsItWas) {
   this->build();

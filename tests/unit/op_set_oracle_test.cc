@@ -7,10 +7,10 @@
 #include <deque>
 #include <set>
 
+#include "catalog_pairs.h"
 #include "durable_fixtures.h"
 #include "oracle_driver.h"
-#include "stack_pairs.h"
-#include "test_support.h"
+#include "stack_oracle.h"
 
 namespace pmemids::test {
 namespace {
@@ -54,8 +54,8 @@ std::string payload(uint64_t n) {
 
 template <class P>
 using QueueOracle = OpSetOracle<P>;
-using QueuePairs = ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(RingBufferVolatile),
-                                    PMEMIDS_DURABLE_RINGS, PMEMIDS_PAIRS_FOR(TestQueue)>;
+constexpr bool queue_pair(const PairTraits& p) { return p.op_set == OpSet::kQueue; }
+using QueuePairs = Join<CatalogPairs<queue_pair>, BackendPairs<TestQueue>>;
 TYPED_TEST_SUITE(QueueOracle, QueuePairs, PairName);
 
 TYPED_TEST(QueueOracle, ExactFifoWithFullAndEmpty) {
@@ -100,8 +100,8 @@ TYPED_TEST(QueueOracle, ExactFifoWithFullAndEmpty) {
 
 template <class P>
 using SetOracle = OpSetOracle<P>;
-using SetPairs = ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(LfListHarris), PMEMIDS_DURABLE_LISTS,
-                                  PMEMIDS_PAIRS_FOR(TestSet)>;
+constexpr bool set_pair(const PairTraits& p) { return p.op_set == OpSet::kSet; }
+using SetPairs = Join<CatalogPairs<set_pair>, BackendPairs<TestSet>>;
 TYPED_TEST_SUITE(SetOracle, SetPairs, PairName);
 
 TYPED_TEST(SetOracle, MatchesStdSet) {
@@ -146,8 +146,8 @@ TYPED_TEST(SetOracle, MatchesStdSet) {
 
 template <class P>
 using StackOracle = OpSetOracle<P>;
-using StackPairs =
-    ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(TestStack), PMEMIDS_SEED004_STACK_PAIRS>;
+constexpr bool stack_pair(const PairTraits& p) { return p.op_set == OpSet::kStack; }
+using StackPairs = Join<BackendPairs<TestStack>, CatalogPairs<stack_pair>>;
 TYPED_TEST_SUITE(StackOracle, StackPairs, PairName);
 
 TYPED_TEST(StackOracle, ExactLifo) {
@@ -166,7 +166,7 @@ TYPED_TEST(StackOracle, ExactLifo) {
 // Durable fixtures: a reopened pool holds what was acknowledged.
 template <class P>
 using ReopenOracle = OpSetOracle<P>;
-using ReopenPairs = ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(TestSet)>;
+using ReopenPairs = BackendPairs<TestSet, durable_pair>;
 TYPED_TEST_SUITE(ReopenOracle, ReopenPairs, PairName);
 
 TYPED_TEST(ReopenOracle, ReopenedSetRebuildsItsSlab) {

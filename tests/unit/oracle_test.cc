@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
+#include "catalog_pairs.h"
 #include "oracle_driver.h"
-#include "test_support.h"
 
 namespace pmemids::test {
 namespace {
@@ -31,7 +31,7 @@ class OracleTest : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-TYPED_TEST_SUITE(OracleTest, AllPairs, PairName);
+TYPED_TEST_SUITE(OracleTest, KvPairs, PairName);
 
 TYPED_TEST(OracleTest, RandomOperationsMatchStdMap) {
   typename TypeParam::B b(this->dir_.spec(TypeParam::DS::kName, TypeParam::B::kMode));
@@ -84,7 +84,7 @@ TYPED_TEST(OracleTest, DeletingEverythingLeavesItEmptyAndReusable) {
 
 template <class P>
 class ReopenTest : public OracleTest<P> {};
-TYPED_TEST_SUITE(ReopenTest, DurablePairs, PairName);
+TYPED_TEST_SUITE(ReopenTest, DurableKvPairs, PairName);
 
 TYPED_TEST(ReopenTest, ContentsSurviveCloseAndReopen) {
   using B = typename TypeParam::B;
@@ -123,7 +123,7 @@ TYPED_TEST(ReopenTest, ReopenWithOtherValueSizeIsRefused) {
 
 template <class P>
 class VolatileLifetimeTest : public OracleTest<P> {};
-TYPED_TEST_SUITE(VolatileLifetimeTest, VolatilePairs, PairName);
+TYPED_TEST_SUITE(VolatileLifetimeTest, VolatileKvPairs, PairName);
 
 // dram and pmem-volatile keep nothing: destroying a structure frees everything
 // it allocated, so repetitions in one process do not accumulate memory.

@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
+#include "catalog_pairs.h"
 #include "oracle_driver.h"
-#include "test_support.h"
 
 namespace pmemids::test {
 namespace {
@@ -105,7 +105,7 @@ TYPED_TEST(OrderedTest, ScansPastTheEndAndFromAbsentKeys) {
 
 template <class P>
 class OrderedReopenTest : public OrderedTest<P> {};
-TYPED_TEST_SUITE(OrderedReopenTest, OrderedDurablePairs, PairName);
+TYPED_TEST_SUITE(OrderedReopenTest, DurableOrderedPairs, PairName);
 
 TYPED_TEST(OrderedReopenTest, InvariantsAndContentsSurviveReopen) {
   using B = typename TypeParam::B;
@@ -121,6 +121,23 @@ TYPED_TEST(OrderedReopenTest, InvariantsAndContentsSurviveReopen) {
     DS ds(b, options(5));
     expect_matches(ds, oracle);
     ordered_random_ops(ds, oracle, 4, 3000, 2000);
+  }
+}
+
+// A keys-per-node request outside the --node-keys knob's range is refused
+// when the tree is built (a caller of the library, past the CLI's check),
+// naming the structure, the knob and the range.
+TEST(NodeKeys, RequestOutsideTheKnobsRangeIsRefused) {
+  ScratchDir dir;
+  DramBackend b(dir.spec("btree", Mode::kDram));
+  for (uint32_t keys : {2u, 1025u}) {
+    try {
+      BTree<DramBackend> t(b, options(keys));
+      ADD_FAILURE() << keys << " keys per node accepted";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                fmt::format("btree: node_keys {} out of range [3, 1024]", keys));
+    }
   }
 }
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "test_support.h"
+#include "catalog_pairs.h"
 #include "workload/generators.h"
 
 namespace pmemids {
@@ -95,8 +95,8 @@ std::string value_for(uint64_t n) {
 
 double height_bound(uint64_t n) { return 2 * std::log2(static_cast<double>(n) + 1); }
 
-using RBPairs = ::testing::Types<Pair<RBTree, DramBackend>, Pair<RBTree, PersistBackend>,
-                                 Pair<RBTree, TransBackend>>;
+// The red-black tree in every mode it supports.
+using RBPairs = BackendPairs<RBTree>;
 
 template <class P>
 class RBTreeTest : public ::testing::Test {

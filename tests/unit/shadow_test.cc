@@ -16,9 +16,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "catalog_pairs.h"
 #include "counting_cpu.h"
 #include "oracle_driver.h"
-#include "test_support.h"
 
 namespace pmemids::test {
 namespace {
@@ -303,10 +303,7 @@ class CheckedPath : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using CheckedPairs =
-    ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(LinkedList), PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree),
-                     PMEMIDS_DURABLE_PAIRS_FOR(RBTree)>;
-TYPED_TEST_SUITE(CheckedPath, CheckedPairs, PairName);
+TYPED_TEST_SUITE(CheckedPath, DurableKvPairs, PairName);
 
 // Over a recording CPU, the checking backend issues exactly what the
 // benchmarked one does for the same operations: a write-back dropped or added

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "test_support.h"
+#include "catalog_pairs.h"
 #include "workload/generators.h"
 
 namespace pmemids {
@@ -157,17 +157,7 @@ class SkipListTest : public ::testing::Test {
   ScratchDir dir_;
 };
 
-struct BackendName {
-  template <class B>
-  static std::string GetName(int) {
-    std::string mode(mode_name(B::kMode));
-    for (char& c : mode) c = c == '-' ? '_' : c;
-    return mode;
-  }
-};
-
-using AllBackends = ::testing::Types<DramBackend, VolatileBackend, PersistBackend, TransBackend>;
-TYPED_TEST_SUITE(SkipListTest, AllBackends, BackendName);
+TYPED_TEST_SUITE(SkipListTest, Backends<>, BackendName);
 
 TYPED_TEST(SkipListTest, HeightsFollowAFairCoin) {
   TypeParam b(this->dir_.spec("skiplist", TypeParam::kMode));
@@ -414,8 +404,7 @@ class DurableSkipListTest : public SkipListTest<B> {
     return this->dir_.spec("skiplist", B::kMode, reopen, keep);
   }
 };
-using DurableBackends = ::testing::Types<PersistBackend, TransBackend>;
-TYPED_TEST_SUITE(DurableSkipListTest, DurableBackends, BackendName);
+TYPED_TEST_SUITE(DurableSkipListTest, Backends<durable_mode>, BackendName);
 
 TYPED_TEST(DurableSkipListTest, ReopenWithOtherMaxHeightIsRefused) {
   {

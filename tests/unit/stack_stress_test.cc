@@ -8,9 +8,9 @@
 #include <set>
 #include <thread>
 
+#include "catalog_pairs.h"
 #include "crash/linearizability.h"
 #include "run/reopen_check.h"
-#include "stack_pairs.h"
 #include "workload/generators.h"
 #include "workload/properties.h"
 
@@ -37,13 +37,13 @@ class StackStress : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using CombiningStressPairs =
-    ::testing::Types<Pair<StackDfc, DramBackend>, Pair<StackDfc, PersistBackend>,
-                     Pair<StackDfcFlat, DramBackend>, Pair<StackDfcFlat, PersistBackend>,
-                     Pair<StackPbcomb, DramBackend>, Pair<StackPbcomb, PersistBackend>,
-                     Pair<StackDfcVolreq, DramBackend>, Pair<StackDfcVolreq, PersistBackend>,
-                     Pair<StackFcVolatile, DramBackend>>;
-TYPED_TEST_SUITE(StackStress, CombiningStressPairs, PairName);
+// The stacks threads may call at once (kInternal), in their first mode and
+// their first durable one.
+constexpr bool shared_stack_pair(const PairTraits& p) {
+  return p.op_set == OpSet::kStack && p.sync == Sync::kInternal &&
+         (p.first_mode() || p.first_durable_mode());
+}
+TYPED_TEST_SUITE(StackStress, CatalogPairs<shared_stack_pair>, PairName);
 
 TYPED_TEST(StackStress, EveryPushedValueIsPoppedAtMostOnce) {
   using B = typename TypeParam::B;

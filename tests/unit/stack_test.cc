@@ -9,8 +9,9 @@
 // (ADR).
 #include <vector>
 
+#include "catalog_pairs.h"
 #include "crash/crash_impl.h"
-#include "stack_pairs.h"
+#include "stack_oracle.h"
 #include "workload/generators.h"
 #include "workload/properties.h"
 
@@ -28,11 +29,11 @@ class StackKnobs : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using CombiningPairs =
-    ::testing::Types<Pair<StackDfc, PersistBackend>, Pair<StackDfcFlat, PersistBackend>,
-                     Pair<StackPbcomb, PersistBackend>, Pair<StackDfcVolreq, PersistBackend>,
-                     Pair<StackFcVolatile, DramBackend>>;
-TYPED_TEST_SUITE(StackKnobs, CombiningPairs, PairName);
+// The stacks that read the combining knobs (ds/combining.h), each in one mode.
+constexpr bool combining_pair(const PairTraits& p) {
+  return p.op_set == OpSet::kStack && p.reads(kWaitKnob) && p.representative_mode();
+}
+TYPED_TEST_SUITE(StackKnobs, CatalogPairs<combining_pair>, PairName);
 
 TYPED_TEST(StackKnobs, EveryKnobKeepsLifo) {
   using B = typename TypeParam::B;
@@ -88,8 +89,10 @@ class StackReopen : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using DurableStackPairs = ::testing::Types<PMEMIDS_SEED004_DURABLE_STACK_PAIRS>;
-TYPED_TEST_SUITE(StackReopen, DurableStackPairs, PairName);
+constexpr bool durable_stack_pair(const PairTraits& p) {
+  return p.op_set == OpSet::kStack && p.durable();
+}
+TYPED_TEST_SUITE(StackReopen, CatalogPairs<durable_stack_pair>, PairName);
 
 TYPED_TEST(StackReopen, ReopenedPoolHoldsAcknowledgedContents) {
   using B = typename TypeParam::B;
@@ -162,41 +165,29 @@ std::string describe(const CrashReport& r) {
   return s;
 }
 
-template <template <class> class DS>
+// Crash runs of DS under checking backend C (a durable mode's, backends.h).
+template <template <class> class DS, class C = ShadowPersistBackend>
 CrashReport single(const ScratchDir& dir, uint64_t ops, Domain domain, bool planted = false,
                    uint32_t points = 100000) {
   CrashWorkload w = crash_workload(stack_spec(ops));
   w.ds.combining.planted_misflush = planted;
-  return run_crash<DS, ShadowPersistBackend>(crash_options(dir, points, domain), w);
+  return run_crash<DS, C>(crash_options(dir, points, domain), w);
 }
-template <template <class> class DS>
+template <template <class> class DS, class C>
 CrashReport multi(const ScratchDir& dir, uint32_t threads, uint32_t points, Domain domain,
                   uint64_t seed, uint32_t recovery_points = 0) {
   CrashOptions o = crash_options(dir, points, domain, seed);
   o.recovery_points = recovery_points;
-  return run_crash<DS, ShadowPersistBackend>(o, crash_workload(stack_spec(12 * threads), threads));
+  return run_crash<DS, C>(o, crash_workload(stack_spec(12 * threads), threads));
 }
 
+// Every durable stack in every durable mode it supports.
 template <class P>
-class StackCrash : public ::testing::Test {};
-template <template <class> class DS>
-struct Crashed {
-  template <class B>
-  using T = DS<B>;
-  static constexpr const char* name = DS<DramBackend>::kName;
+class StackCrash : public ::testing::Test {
+ protected:
+  using C = typename ShadowOf<typename P::B>::type;
 };
-using CrashedStacks =
-    ::testing::Types<Crashed<StackDfc>, Crashed<StackDfcFlat>, Crashed<StackPbcomb>,
-                     Crashed<StackDfcVolreq>, Crashed<StackLock>>;
-struct CrashedName {
-  template <class C>
-  static std::string GetName(int) {
-    std::string s = C::name;
-    for (char& c : s) c = c == '-' ? '_' : c;
-    return s;
-  }
-};
-TYPED_TEST_SUITE(StackCrash, CrashedStacks, CrashedName);
+TYPED_TEST_SUITE(StackCrash, CatalogPairs<durable_stack_pair>, PairName);
 
 // Every persistence domain the structure claims (its kDomains).
 template <template <class> class DS>
@@ -209,9 +200,9 @@ std::vector<Domain> claimed_domains() {
 }
 
 TYPED_TEST(StackCrash, EveryPointOfAShortRunRecovers) {
-  for (Domain d : claimed_domains<TypeParam::template T>()) {
+  for (Domain d : claimed_domains<TypeParam::template With>()) {
     ScratchDir dir;
-    const CrashReport r = single<TypeParam::template T>(dir, 4, d);
+    const CrashReport r = single<TypeParam::template With, typename TestFixture::C>(dir, 4, d);
     EXPECT_GT(r.points, 10u) << domain_name(d) << ": " << describe(r);
     EXPECT_EQ(r.points, r.points_available) << domain_name(d) << ": exhaustive: " << describe(r);
     EXPECT_FALSE(r.violation(false)) << domain_name(d) << ": " << describe(r);
@@ -219,11 +210,12 @@ TYPED_TEST(StackCrash, EveryPointOfAShortRunRecovers) {
 }
 
 TYPED_TEST(StackCrash, RandomisedThreadsRecoverDetectably) {
-  if constexpr (TypeParam::template T<DramBackend>::kSync == Sync::kInternal) {
-    for (Domain d : claimed_domains<TypeParam::template T>()) {
+  if constexpr (TypeParam::DS::kSync == Sync::kInternal) {
+    for (Domain d : claimed_domains<TypeParam::template With>()) {
       ScratchDir dir;
       for (uint64_t seed : {3, 4}) {
-        const CrashReport r = multi<TypeParam::template T>(dir, 3, 25, d, seed, seed == 4 ? 3 : 0);
+        const CrashReport r = multi<TypeParam::template With, typename TestFixture::C>(
+            dir, 3, 25, d, seed, seed == 4 ? 3 : 0);
         EXPECT_EQ(r.points, 25u) << describe(r);
         EXPECT_FALSE(r.violation(false))
             << domain_name(d) << ", seed " << seed << ": " << describe(r);

@@ -11,10 +11,10 @@
 #include <set>
 #include <thread>
 
+#include "catalog_pairs.h"
 #include "crash/linearizability.h"
 #include "durable_fixtures.h"
 #include "run/reopen_check.h"
-#include "test_support.h"
 
 namespace pmemids::test {
 namespace {
@@ -48,8 +48,11 @@ class QueueStress : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using QueueStressPairs = ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(RingBufferVolatile),
-                                          PMEMIDS_DURABLE_RINGS, Pair<TestQueue, DramBackend>>;
+constexpr bool shared_queue_pair(const PairTraits& p) {
+  return p.op_set == OpSet::kQueue && p.sync == Sync::kInternal;
+}
+using QueueStressPairs =
+    Join<CatalogPairs<shared_queue_pair>, BackendPairs<TestQueue, first_mode_pair>>;
 TYPED_TEST_SUITE(QueueStress, QueueStressPairs, PairName);
 
 TYPED_TEST(QueueStress, EveryPushedElementIsPoppedOnceInProducerOrder) {
@@ -115,8 +118,10 @@ class SetStress : public ::testing::Test {
  protected:
   ScratchDir dir_;
 };
-using SetStressPairs = ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(LfListHarris),
-                                        PMEMIDS_DURABLE_LISTS, Pair<TestSet, DramBackend>>;
+constexpr bool shared_set_pair(const PairTraits& p) {
+  return p.op_set == OpSet::kSet && p.sync == Sync::kInternal;
+}
+using SetStressPairs = Join<CatalogPairs<shared_set_pair>, BackendPairs<TestSet, first_mode_pair>>;
 TYPED_TEST_SUITE(SetStress, SetStressPairs, PairName);
 
 TYPED_TEST(SetStress, FinalPresenceFollowsFromSuccessfulUpdates) {

@@ -1,6 +1,6 @@
-// Test helpers: a scratch pool directory under /dev/shm, and the list of every
-// (structure, backend) pair so behaviour tests are written once and instantiated
-// for all of them.
+// Test helpers: a scratch pool directory under /dev/shm, and the (structure,
+// backend) pair typed tests are instantiated over (the lists of pairs derive
+// from the catalog: catalog_pairs.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,19 +8,11 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "backend/obj.h"
 #include "backend/plain.h"
 #include "backend/pool.h"
-#include "ds/arraylist.h"
-#include "ds/bplustree.h"
-#include "ds/btree.h"
-#include "ds/hashtable.h"
-#include "ds/lflist.h"
-#include "ds/linkedlist.h"
-#include "ds/rbtree.h"
-#include "ds/ringbuffer.h"
-#include "ds/skiplist.h"
 #include "run/context.h"
 
 namespace pmemids::test {
@@ -57,51 +49,25 @@ struct Pair {
   using With = DS_<Other>;  // the same structure over another backend
 };
 
-#define PMEMIDS_PAIRS_FOR(DS) \
-  Pair<DS, DramBackend>, Pair<DS, VolatileBackend>, Pair<DS, PersistBackend>, Pair<DS, TransBackend>
+// A name as gtest takes it: '-' becomes '_'.
+inline std::string test_name(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = c == '-' ? '_' : c;
+  return out;
+}
 
-#define PMEMIDS_DURABLE_PAIRS_FOR(DS) Pair<DS, PersistBackend>, Pair<DS, TransBackend>
-#define PMEMIDS_VOLATILE_PAIRS_FOR(DS) Pair<DS, DramBackend>, Pair<DS, VolatileBackend>
-// The durable concurrent structures of seed 002, in their one mode.
-#define PMEMIDS_DURABLE_RINGS \
-  Pair<RingBufferTx, PersistBackend>, Pair<RingBufferTxFree, PersistBackend>
-#define PMEMIDS_DURABLE_LISTS                                            \
-  Pair<LfListTlog, PersistBackend>, Pair<LfListLogfree, PersistBackend>, \
-      Pair<LfListLinkfree, PersistBackend>, Pair<LfListSoft, PersistBackend>
-
-using AllPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(ArrayList), PMEMIDS_PAIRS_FOR(LinkedList),
-                                  PMEMIDS_PAIRS_FOR(HashTable), PMEMIDS_PAIRS_FOR(BTree),
-                                  PMEMIDS_PAIRS_FOR(BTreeEmbedded), PMEMIDS_PAIRS_FOR(BPlusTree),
-                                  PMEMIDS_PAIRS_FOR(RBTree), PMEMIDS_PAIRS_FOR(SkipList)>;
-using DurablePairs =
-    ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(ArrayList), PMEMIDS_DURABLE_PAIRS_FOR(LinkedList),
-                     PMEMIDS_DURABLE_PAIRS_FOR(HashTable), PMEMIDS_DURABLE_PAIRS_FOR(BTree),
-                     PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded), PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree),
-                     PMEMIDS_DURABLE_PAIRS_FOR(RBTree), PMEMIDS_DURABLE_PAIRS_FOR(SkipList)>;
-
-using VolatilePairs =
-    ::testing::Types<PMEMIDS_VOLATILE_PAIRS_FOR(ArrayList), PMEMIDS_VOLATILE_PAIRS_FOR(LinkedList),
-                     PMEMIDS_VOLATILE_PAIRS_FOR(HashTable), PMEMIDS_VOLATILE_PAIRS_FOR(BTree),
-                     PMEMIDS_VOLATILE_PAIRS_FOR(BTreeEmbedded),
-                     PMEMIDS_VOLATILE_PAIRS_FOR(BPlusTree), PMEMIDS_VOLATILE_PAIRS_FOR(RBTree),
-                     PMEMIDS_VOLATILE_PAIRS_FOR(SkipList)>;
-
-using OrderedPairs = ::testing::Types<PMEMIDS_PAIRS_FOR(BTree), PMEMIDS_PAIRS_FOR(BTreeEmbedded),
-                                      PMEMIDS_PAIRS_FOR(BPlusTree), PMEMIDS_PAIRS_FOR(RBTree),
-                                      PMEMIDS_PAIRS_FOR(SkipList)>;
-using OrderedDurablePairs =
-    ::testing::Types<PMEMIDS_DURABLE_PAIRS_FOR(BTree), PMEMIDS_DURABLE_PAIRS_FOR(BTreeEmbedded),
-                     PMEMIDS_DURABLE_PAIRS_FOR(BPlusTree), PMEMIDS_DURABLE_PAIRS_FOR(RBTree),
-                     PMEMIDS_DURABLE_PAIRS_FOR(SkipList)>;
-
+// Instantiation names: `<suite>/<ds>_<mode>` for pairs, `<suite>/<mode>` for
+// backends.
 struct PairName {
   template <class P>
   static std::string GetName(int) {
-    std::string mode(mode_name(P::B::kMode));
-    for (char& c : mode) c = c == '-' ? '_' : c;
-    std::string ds(P::DS::kName);
-    for (char& c : ds) c = c == '-' ? '_' : c;
-    return ds + "_" + mode;
+    return test_name(P::DS::kName) + "_" + test_name(mode_name(P::B::kMode));
+  }
+};
+struct BackendName {
+  template <class B>
+  static std::string GetName(int) {
+    return test_name(mode_name(B::kMode));
   }
 };
 

@@ -13,6 +13,7 @@
 #include <numeric>
 #include <set>
 
+#include "ds/hashtable.h"
 #include "run/reopen_check.h"
 #include "run/runner.h"
 #include "test_support.h"
