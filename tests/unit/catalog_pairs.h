@@ -41,8 +41,6 @@ struct PairTraits {
   ModeSet modes;  // every mode the structure supports
   DomainSet domains;
   bool harness;
-  bool first_of_op_set;  // no structure before it in the catalog (harness
-                         // aside) implements its operation set
   std::span<const Knob* const> knobs;
   ModeInfo mode;  // the pair's mode
 
@@ -91,16 +89,6 @@ struct PairTraits {
 template <template <class> class DS>
 using Traits = DS<DramBackend>;
 
-template <template <class> class DS, template <class> class... All>
-constexpr bool first_of_op_set(StructureList<All...>) {
-  bool reached = false, earlier = false;
-  ((reached = reached || std::is_same_v<Traits<DS>, Traits<All>>,
-    earlier = earlier ||
-              (!reached && !Traits<All>::kHarness && Traits<All>::kOpSet == Traits<DS>::kOpSet)),
-   ...);
-  return !earlier;
-}
-
 template <template <class> class DS, class B>
 constexpr PairTraits pair_traits() {
   using D = Traits<DS>;
@@ -109,7 +97,6 @@ constexpr PairTraits pair_traits() {
                     .modes = D::kModes,
                     .domains = D::kDomains,
                     .harness = D::kHarness,
-                    .first_of_op_set = first_of_op_set<DS>(Catalog{}),
                     .knobs = knobs_of<D>(),
                     .mode = mode_info(B::kMode)};
 }
