@@ -5,17 +5,20 @@
 
 #include <fmt/format.h>
 
-#include <ranges>
 #include <string>
 #include <string_view>
-#include <utility>
+#include <vector>
 
 namespace pmemids {
 
+// (A vector, not std::views::filter: the fuzz build's clang 14 cannot compile
+// libstdc++ 12's ranges.)
 template <class Table, class Keep>
 std::string names_where(const Table& table, Keep&& keep, std::string_view separator) {
-  auto names = table | std::views::filter(std::forward<Keep>(keep)) |
-               std::views::transform([](const auto& entry) { return entry.name; });
+  std::vector<std::string_view> names;
+  for (const auto& entry : table) {
+    if (keep(entry)) names.emplace_back(entry.name);
+  }
   return fmt::format("{}", fmt::join(names, separator));
 }
 
