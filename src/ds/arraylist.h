@@ -83,7 +83,7 @@ class ArrayList {
   bool update(uint64_t key, const char* v) {
     Elem* e = find(key);
     if (e == nullptr) return false;
-    overwrite_value(b_, e->value(), v, vsize_);
+    b_.tx([&] { b_.write_value(e->value(), v, vsize_); });
     return true;
   }
 

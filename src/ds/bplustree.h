@@ -122,7 +122,7 @@ class BPlusTree {
     const auto [x, i] = find(key);
     if (x == nullptr) return false;
     char* dst = vals(x)[i].get();
-    overwrite_value(b_, dst, v, vsize_);
+    b_.tx([&] { b_.write_value(dst, v, vsize_); });
     return true;
   }
 

@@ -141,7 +141,7 @@ class BTreeImpl {
   bool update(uint64_t key, const char* v) {
     const auto [x, i] = find(key);
     if (x == nullptr) return false;
-    overwrite_value(b_, value_of(x, i), v, vsize_);
+    b_.tx([&] { b_.write_value(value_of(x, i), v, vsize_); });
     return true;
   }
 

@@ -60,23 +60,4 @@ inline char* align_line(char* p) {
   return reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t{63});
 }
 
-// A value of an existing object overwritten in place as one failure-atomic
-// operation: b.tx(write_value), what every structure's update is. Where a
-// transaction begins before the change (pmem-trans) the value's lines are
-// first fetched for writing, so that a miss on them overlaps the
-// transaction's begin instead of following it (libpmemobj reads the old bytes
-// when it snapshots them, about 700 instructions into the transaction). The
-// prefetch is a hint: it changes no state, so a crash or an abort leaves what
-// it would without it.
-template <class B>
-void overwrite_value(B& b, void* dst, const char* v, size_t n) {
-  if constexpr (B::kMode == Mode::kTrans) {
-    const uintptr_t end = reinterpret_cast<uintptr_t>(dst) + n;
-    for (uintptr_t a = reinterpret_cast<uintptr_t>(dst) & ~uintptr_t{63}; a < end; a += 64) {
-      __builtin_prefetch(reinterpret_cast<const void*>(a), 1, 3);
-    }
-  }
-  b.tx([&] { b.write_value(dst, v, n); });
-}
-
 }  // namespace pmemids

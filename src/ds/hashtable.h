@@ -118,13 +118,13 @@ class HashTable {
   bool update(uint64_t key, const char* v) {
     Node* n = find(key);
     if (n == nullptr) return false;
-    overwrite_value(b_, n->value(), v, vsize_);
+    b_.tx([&] { b_.write_value(n->value(), v, vsize_); });
     return true;
   }
 
   bool insert(uint64_t key, const char* v) {
     if (Node* n = find(key)) {
-      overwrite_value(b_, n->value(), v, vsize_);
+      b_.tx([&] { b_.write_value(n->value(), v, vsize_); });
       return false;
     }
     NodePtr& head = buckets_[bucket(key)];

@@ -98,7 +98,7 @@ class LinkedList {
     const Loc* l = index_.find(key);
     if (l == nullptr) return false;
     Elem* e = l->elem.get();
-    overwrite_value(b_, e->value(), v, vsize_);
+    b_.tx([&] { b_.write_value(e->value(), v, vsize_); });
     return true;
   }
 

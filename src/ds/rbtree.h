@@ -158,7 +158,7 @@ class RBTree {
   bool update(uint64_t key, const char* v) {
     Hdr* h = find(key);
     if (h == nullptr) return false;
-    overwrite_value(b_, value(h), v, vsize_);
+    b_.tx([&] { b_.write_value(value(h), v, vsize_); });
     return true;
   }
 
@@ -168,7 +168,7 @@ class RBTree {
     const int k = descend(key, path, found);
     if (found) {
       Hdr* h = path.node[k];
-      overwrite_value(b_, value(h), v, vsize_);
+      b_.tx([&] { b_.write_value(value(h), v, vsize_); });
       return false;
     }
     b_.tx([&] {

@@ -164,14 +164,14 @@ class SkipList {
   bool update(uint64_t key, const char* v) {
     Node* n = find(key);
     if (n == nullptr) return false;
-    overwrite_value(b_, n->value(), v, vsize_);
+    b_.tx([&] { b_.write_value(n->value(), v, vsize_); });
     return true;
   }
 
   bool insert(uint64_t key, const char* v) {
     NodePtr* preds[kMaxLevels];
     if (Node* n = descend<true>(key, preds); n != nullptr && n->key == key) {
-      overwrite_value(b_, n->value(), v, vsize_);
+      b_.tx([&] { b_.write_value(n->value(), v, vsize_); });
       return false;
     }
     const uint32_t h = random_height();
