@@ -3,8 +3,10 @@
 // Elements {next, key, value[value_slot]} (144 bytes with 8-byte pointers, 152
 // with PMEMoids) are appended at the tail. A DRAM hash index maps each key to
 // its element and that element's predecessor, so lookups are one index probe
-// plus one element access, and delete unlinks in O(1). The index and the tail
-// are rebuilt by walking the list when a pool is reopened (recovery).
+// plus one element access, and delete unlinks in O(1). The index is an
+// open-addressing table (util/flat_map.h): a probe reads one slot holding the
+// key and both pointers. The index and the tail are rebuilt by walking the
+// list when a pool is reopened (recovery).
 //
 // Durability (pmem-persist): append writes and persists the element, then links
 // it with one 8-byte store to the predecessor's `next` (or the root's head); a
@@ -15,10 +17,10 @@
 #pragma once
 
 #include <cstring>
-#include <unordered_map>
 
 #include "backend/backend.h"
 #include "ds/common.h"
+#include "util/flat_map.h"
 
 namespace pmemids {
 
@@ -86,16 +88,16 @@ class LinkedList {
   }
 
   bool read(uint64_t key, char* out) const {
-    auto it = index_.find(key);
-    if (it == index_.end()) return false;
-    std::memcpy(out, it->second.elem.get()->value(), vsize_);
+    const Loc* l = index_.find(key);
+    if (l == nullptr) return false;
+    std::memcpy(out, l->elem.get()->value(), vsize_);
     return true;
   }
 
   bool update(uint64_t key, const char* v) {
-    auto it = index_.find(key);
-    if (it == index_.end()) return false;
-    Elem* e = it->second.elem.get();
+    const Loc* l = index_.find(key);
+    if (l == nullptr) return false;
+    Elem* e = l->elem.get();
     b_.tx([&] { b_.write_value(e->value(), v, vsize_); });
     return true;
   }
@@ -118,17 +120,17 @@ class LinkedList {
   }
 
   bool remove(uint64_t key) {
-    auto it = index_.find(key);
-    if (it == index_.end()) return false;
-    const Loc loc = it->second;
+    const Loc* l = index_.find(key);
+    if (l == nullptr) return false;
+    const Loc loc = *l;
     const ElemPtr next = loc.elem.get()->next;
     b_.tx([&] {
       b_.store(link_to(loc.prev), next);
       b_.free(loc.elem);
     });
-    index_.erase(it);
+    index_.erase(key);
     if (next) {
-      index_.find(next.get()->key)->second.prev = loc.prev;
+      index_.find(next.get()->key)->prev = loc.prev;
     } else {
       tail_ = loc.prev;
     }
@@ -163,7 +165,7 @@ class LinkedList {
     for (ElemPtr p = root_->head; p;) {
       Elem* e = elem(p);
       if (e == nullptr) throw InvariantViolation("recovery: a link does not translate");
-      if (!index_.emplace(e->key, Loc{p, prev}).second) {
+      if (!index_.emplace(e->key, Loc{p, prev})) {
         throw InvariantViolation(fmt::format("recovery: key {:#x} appears twice", e->key));
       }
       prev = p;
@@ -181,8 +183,8 @@ class LinkedList {
     for (ElemPtr p = root_->head; p; ++n) {
       Elem* e = elem(p);
       if (e == nullptr) throw InvariantViolation(fmt::format("element {}: dangling link", n));
-      auto it = index_.find(e->key);
-      if (it == index_.end() || !(it->second.elem == p) || !(it->second.prev == prev)) {
+      const Loc* l = index_.find(e->key);
+      if (l == nullptr || !(l->elem == p) || !(l->prev == prev)) {
         throw InvariantViolation(
             fmt::format("element {} (key {:#x}) disagrees with the index", n, e->key));
       }
@@ -210,8 +212,8 @@ class LinkedList {
   uint32_t vsize_;
   uint64_t elem_bytes_;
   Root* root_;
-  std::unordered_map<uint64_t, Loc> index_;  // DRAM, rebuilt on reopen
-  ElemPtr tail_;                             // DRAM, rebuilt on reopen
+  FlatMap<Loc> index_;  // DRAM, rebuilt on reopen
+  ElemPtr tail_;        // DRAM, rebuilt on reopen
 };
 
 }  // namespace pmemids
