@@ -112,7 +112,11 @@ if has transactions; then  # performance.md: transaction shapes, where a transac
         fig scripts/callgrind-ops.sh --ds $ds --mode $mode -P workloads/$w -p recordcount=20000 -p operationcount=20000 --latency-sample 0
       done
     done
+    for w in pmemids-write pmemids-read; do  # the grid's fourth mode (the second pass of issue 30)
+      fig scripts/callgrind-ops.sh --ds $ds --mode pmem-volatile -P workloads/$w -p recordcount=20000 -p operationcount=20000 --latency-sample 0
+    done
   done
+  fig scripts/tx-floor.sh --triples 3 --records 20000,200000,1000000
 fi
 
 if has peers; then  # performance.md: against the peers, measured interleaved
@@ -126,6 +130,9 @@ if has peers; then  # performance.md: against the peers, measured interleaved
     fig scripts/peers/build.sh maps "$PMEMIDS_PEER_MAPS" "$peers"
     for level in O2 O3; do
       fig scripts/peers/vs.py storedsbench --ycsbc "$peers"/$level/ycsbc --mode pmem-trans --workload write --pairs 8 --target 1.3
+    done
+    for ds in linkedlist rbtree; do  # the second pass of issue 30
+      fig scripts/peers/vs.py storedsbench --ycsbc "$peers"/O2/ycsbc --mode pmem-trans --workload write --ds $ds --pairs 8 --target 1.3
     done
     for cell in btree-insert btree7-insert rbtree-lookup; do
       fig scripts/peers/vs.py maps --maps-bench "$peers"/maps_bench --cell $cell --pairs 8
