@@ -10,7 +10,7 @@
 
 #include "catalog_pairs.h"
 #include "crash/linearizability.h"
-#include "run/reopen_check.h"
+#include "native_run.h"
 #include "workload/generators.h"
 #include "workload/properties.h"
 
@@ -130,26 +130,13 @@ TYPED_TEST(StackStress, ShortHistoriesAreLinearizable) {
   }
 }
 
-// Native mode as the registry runs it (run_rep_checked, the function it
-// stores), seed 004's push-pop pairs: every operation counted, every pop
-// finds an element (each worker pops after its own push), combining metrics
+// Native mode as the registry runs it (native_run.h), seed 004's push-pop pairs: every operation
+// counted, every pop finds an element (each worker pops after its own push), combining metrics
 // observed.
 template <template <class> class DS>
 void expect_push_pop_pairs_counted(const std::string& pool_dir, const WorkloadSpec& spec) {
   const std::string_view name = DS<DramBackend>::kName;
-  const auto shapes = plan_streams(spec, 2, true);
-  std::vector<Stream> streams;
-  RunRequest req{.pool_dir = pool_dir,
-                 .spec = &spec,
-                 .thread_mode = ThreadMode::kNative,
-                 .threads = 2,
-                 .placement = Placement{.thread_cpus = std::vector<std::vector<int>>(2)}};
-  streams.reserve(shapes.size());
-  for (size_t t = 0; t < shapes.size(); ++t) {
-    streams.push_back(generate(spec, spec.seed + t, shapes[t]));
-    req.feeds.push_back({&streams.back(), {}});
-  }
-  const RepResult r = run_rep_checked<DS, DramBackend>(req);
+  const RepResult r = run_native_pair<DS>(pool_dir, spec);
   EXPECT_EQ(r.tally.total(), spec.operationcount) << name;
   const auto pops = static_cast<size_t>(OpType::kPop);
   EXPECT_EQ(r.tally.found[pops], r.tally.count[pops]) << name << ": a pop follows a push";

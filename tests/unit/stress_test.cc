@@ -14,7 +14,7 @@
 #include "catalog_pairs.h"
 #include "crash/linearizability.h"
 #include "durable_fixtures.h"
-#include "run/reopen_check.h"
+#include "native_run.h"
 
 namespace pmemids::test {
 namespace {
@@ -242,9 +242,8 @@ TYPED_TEST(SetStress, ShortHistoriesAreLinearizable) {
   }
 }
 
-// Native mode as the registry runs it (run_rep_checked, the function it
-// stores): one instance, no lock, a stream per worker (queues: producers and
-// consumers), every operation counted.
+// Native mode as the registry runs it (native_run.h): one instance, no lock, a stream per worker
+// (queues: producers and consumers), every operation counted.
 template <template <class> class DS>
 void expect_native_run_counts_every_op(const std::string& pool_dir, const char* workload) {
   const std::string name(DS<DramBackend>::kName);
@@ -257,19 +256,7 @@ void expect_native_run_counts_every_op(const std::string& pool_dir, const char* 
     p.set_override("recordcount=64");
   }
   const WorkloadSpec spec = p.build();
-  const auto shapes = plan_streams(spec, 2, true);
-  std::vector<Stream> streams;
-  RunRequest req{.pool_dir = pool_dir,
-                 .spec = &spec,
-                 .thread_mode = ThreadMode::kNative,
-                 .threads = 2,
-                 .placement = Placement{.thread_cpus = std::vector<std::vector<int>>(2)}};
-  streams.reserve(shapes.size());
-  for (size_t t = 0; t < shapes.size(); ++t) {
-    streams.push_back(generate(spec, spec.seed + t, shapes[t]));
-    req.feeds.push_back({&streams.back(), {}});
-  }
-  const RepResult r = run_rep_checked<DS, DramBackend>(req);
+  const RepResult r = run_native_pair<DS>(pool_dir, spec);
   EXPECT_EQ(r.tally.total(), spec.operationcount) << name;
   ASSERT_EQ(r.threads.size(), 2u);
   EXPECT_EQ(r.threads[0].ops + r.threads[1].ops, spec.operationcount);
