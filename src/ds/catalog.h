@@ -4,6 +4,9 @@
 // (ds/traits.h). A new structure is one line here.
 #pragma once
 
+#include <cstddef>
+#include <utility>
+
 #include "ds/arraylist.h"
 #include "ds/blackhole.h"
 #include "ds/bplustree.h"
@@ -35,6 +38,21 @@ using Catalog =
 template <template <class> class... DS, class F>
 void for_each_structure(StructureList<DS...>, F&& f) {
   (f.template operator()<DS>(), ...);
+}
+
+template <template <class> class... DS>
+constexpr size_t structure_count(StructureList<DS...>) {
+  return sizeof...(DS);
+}
+
+// f.template operator()<DS>() for the I-th structure of the list (from 0).
+template <size_t I, template <class> class First, template <class> class... Rest, class F>
+decltype(auto) with_structure(StructureList<First, Rest...>, F&& f) {
+  if constexpr (I == 0) {
+    return f.template operator()<First>();
+  } else {
+    return with_structure<I - 1>(StructureList<Rest...>{}, std::forward<F>(f));
+  }
 }
 
 }  // namespace pmemids

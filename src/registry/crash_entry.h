@@ -1,7 +1,7 @@
 // The crash functions of structure template DS, per mode of the backend list:
 // run_crash with the checking backend of each durable mode DS supports (null
 // elsewhere, and for harness structures, which keep nothing). Used for the
-// descriptor list (registry/crash_registry.cc) and by register_index for
+// descriptor list (registry/shard_entry.h) and by register_index for
 // structures built in with PMEMIDS_EXTRA_DS (registry/extra_index.h), so the
 // heavy crash instantiations stay in those units.
 #pragma once
@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "crash/crash_impl.h"
-#include "registry/crash_registry.h"
+#include "registry/crash_row.h"
 
 namespace pmemids {
 

@@ -2,7 +2,7 @@
 // per mode of the backend list it supports, the fully templated run and size
 // functions (null elsewhere: nothing is instantiated there); `crash` is its
 // row of crash functions (registry/crash_entry.h). Used for the descriptor
-// list (registry/registry.cc) and by register_index for structures built in
+// list (registry/shard_entry.h) and by register_index for structures built in
 // with PMEMIDS_EXTRA_DS (registry/extra_index.h).
 #pragma once
 

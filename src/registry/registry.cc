@@ -3,21 +3,30 @@
 #include <fmt/core.h>
 
 #include <set>
+#include <utility>
 
 #include "ds/catalog.h"
 #include "errors.h"
-#include "registry/crash_registry.h"
-#include "registry/entry.h"
+#include "registry/shard.h"
 
 namespace pmemids {
 
+static_assert(structure_count(Catalog{}) == PMEMIDS_REGISTRY_SHARDS,
+              "CMakeLists.txt generated a registry shard count that differs from "
+              "ds/catalog.h's list: run cmake again");
+
+namespace {
+
+template <size_t... I>
+std::vector<DsEntry> catalog_entries(std::index_sequence<I...>) {
+  return {catalog_entry<I>()...};
+}
+
+}  // namespace
+
 const std::vector<DsEntry>& registry() {
   static const std::vector<DsEntry> entries = [] {
-    std::vector<DsEntry> all;
-    const auto& crash = crash_table();
-    for_each_structure(Catalog{}, [&]<template <class> class DS>() {
-      all.push_back(make_entry<DS>(crash.at(all.size())));
-    });
+    std::vector<DsEntry> all = catalog_entries(std::make_index_sequence<PMEMIDS_REGISTRY_SHARDS>());
     all.insert(all.end(), added_indexes().begin(), added_indexes().end());
     std::set<std::string_view> names;
     for (const auto& e : all) {

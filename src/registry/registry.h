@@ -16,7 +16,7 @@
 #include "backend/backends.h"
 #include "ds/traits.h"
 #include "pmem/domain.h"
-#include "registry/crash_registry.h"
+#include "registry/crash_row.h"
 #include "run/runner.h"
 
 namespace pmemids {
