@@ -13,7 +13,8 @@ namespace pmemids {
 
 static_assert(structure_count(Catalog{}) == PMEMIDS_REGISTRY_SHARDS,
               "CMakeLists.txt generated a registry shard count that differs from "
-              "ds/catalog.h's list: run cmake again");
+              "ds/catalog.h's list: it reads the names between 'using Catalog = "
+              "StructureList<' and '>;', so keep comments out of that list");
 
 namespace {
 
