@@ -46,9 +46,9 @@ const DsEntry& find_ds(std::string_view name) {
   for (const auto& e : registry()) {
     if (e.name == name) return e;
   }
-  std::string names;
-  for (const auto& e : registry()) names += (names.empty() ? "" : ", ") + std::string(e.name);
-  throw UsageError(fmt::format("unknown data structure '{}'; choose from: {}", name, names));
+  throw UsageError(fmt::format("unknown data structure '{}'; choose from: {}", name,
+                               names_where(
+                                   registry(), [](const DsEntry&) { return true; }, ", ")));
 }
 
 std::vector<const DsEntry*> structures_for(OpSet workload) {

@@ -18,6 +18,7 @@
 #include "pmem/domain.h"
 #include "registry/crash_row.h"
 #include "run/runner.h"
+#include "util/names.h"
 
 namespace pmemids {
 
@@ -83,10 +84,8 @@ const std::vector<const Knob*>& all_knobs();
 // messages; "none" when there are none.
 template <class Keep>
 std::string structure_names(Keep&& keep) {
-  std::string names;
-  for (const auto& e : registry()) {
-    if (!e.harness && keep(e)) names += (names.empty() ? "" : ", ") + std::string(e.name);
-  }
+  std::string names = names_where(
+      registry(), [&](const DsEntry& e) { return !e.harness && keep(e); }, ", ");
   return names.empty() ? "none" : names;
 }
 

@@ -250,16 +250,29 @@ def parse_run_line(line: str) -> dict:
     return out
 
 
-def _range(part: str, cpus: int) -> list | None:
-    """A micro option's range item ('1:2', '1:*2:N', '0:0.1:1') as its values; None when
-    it is not a numeric range (a size with a suffix: left as written)."""
+def _range_ends(part: str, n: float) -> tuple[float, float, str] | None:
+    """A micro option's range item ('1:2', '1:*2:N', '0:0.1:1') as (low, high, step),
+    N read as `n`; None when it is not a numeric range (a single value, a size with a
+    suffix: left as written)."""
     ends = part.split(":")
     if len(ends) not in (2, 3):
         return None
     try:
-        lo, hi = float(ends[0]), float(cpus if ends[-1] == "N" else ends[-1])
-        step = ends[1] if len(ends) == 3 else "1"
-        times = step.startswith("*")
+        lo, hi = float(ends[0]), n if ends[-1] == "N" else float(ends[-1])
+    except ValueError:
+        return None
+    return lo, hi, ends[1] if len(ends) == 3 else "1"
+
+
+def _range(part: str, cpus: int) -> list | None:
+    """A micro option's range item as its values (N: this machine's CPUs); None when it
+    is not a numeric range."""
+    ends = _range_ends(part, cpus)
+    if ends is None:
+        return None
+    lo, hi, step = ends
+    times = step.startswith("*")
+    try:
         k = float(step[1:] if times else step)
     except ValueError:
         return None
@@ -389,19 +402,16 @@ def covers(value, word: str, key: str) -> bool:
     if not isinstance(value, str) or ("," not in value and ":" not in value):
         return False
     for part in value.split(","):
-        ends = part.split(":")
-        if len(ends) == 1:
+        if ":" not in part:
             if matches(_typed(part), word, key):
                 return True
             continue
+        ends = _range_ends(part, math.inf)
         try:
-            w = float(word)
-            lo = float(ends[0])
-            hi = math.inf if ends[-1] == "N" else float(ends[-1])
+            if ends is not None and ends[0] <= float(word) <= ends[1]:
+                return True
         except ValueError:
             continue
-        if lo <= w <= hi:
-            return True
     return False
 
 

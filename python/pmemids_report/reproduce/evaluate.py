@@ -194,11 +194,12 @@ def _show(v) -> str:
     return str(v)
 
 
-def _key_of(rows: pd.DataFrame, key: str) -> pd.Series:
+def key_of(rows: pd.DataFrame, key: str) -> pd.Series:
+    """Each row's value of `key` as a grouping label ("none" where the rows lack it)."""
     return rows[key].map(_show) if key in rows else pd.Series("none", index=rows.index)
 
 
-def _grouped(check: Check, sides: list[pd.DataFrame]) -> tuple[tuple[str, ...], list[tuple[tuple, list]]]:
+def grouped(check: Check, sides: list[pd.DataFrame]) -> tuple[tuple[str, ...], list[tuple[tuple, list]]]:
     """The grouping keys and, per group, its key values and each selection's rows.
 
     A by-key that a selection pins to one value (select(threads=1)) is a wildcard for
@@ -210,7 +211,7 @@ def _grouped(check: Check, sides: list[pd.DataFrame]) -> tuple[tuple[str, ...], 
     if free and not full:
         raise EvaluationError(f"by=[{', '.join(check.by)}]: every selection pins one of "
                               f"{', '.join(free)}; at least one must leave them free")
-    cols = [{k: _key_of(side, k) for k in free} for side in sides]
+    cols = [{k: key_of(side, k) for k in free} for side in sides]
     keys = list(dict.fromkeys(
         tuple(cols[i][k].loc[j] for k in free) for i in full for j in _in_sweep_order(sides[i])))
     out = []
@@ -351,12 +352,12 @@ def evaluate(check: Check, rows: pd.DataFrame, seed_values: dict | None = None,
     if check.metric not in rows:
         rows = rows.assign(**{check.metric: math.nan})
     sides = [select(rows, s) for s in check.selections]
-    free, grouped = _grouped(check, sides)
+    free, parts_by_key = grouped(check, sides)
     skip_reasons = _skip_reasons(check, skipped)
 
     pending: list[tuple[Group, list[list[float]], list[float] | None]] = []
     groups: list[Group] = []
-    for key, parts in grouped:
+    for key, parts in parts_by_key:
         label, seed_key = _label(free, key)
         if any(p.empty for p in parts):
             missing = [check.selections[i].text() for i, p in enumerate(parts) if p.empty]

@@ -40,7 +40,7 @@ import numbers
 
 import pandas as pd
 
-from .evaluate import _grouped, _key_of, select
+from .evaluate import grouped, key_of, select
 
 SHARE = 0.9
 WHAT = "free CPUs for the thread counts compared"
@@ -49,7 +49,7 @@ RULE = ("every round: 1-minute load average (mean of the readings around its run
 
 
 def _threads(side: pd.DataFrame) -> frozenset:
-    return frozenset(_key_of(side, "threads")) if len(side) else frozenset()
+    return frozenset(key_of(side, "threads")) if len(side) else frozenset()
 
 
 def compared(claim, configs: pd.DataFrame) -> tuple[bool, list[str]]:
@@ -61,7 +61,7 @@ def compared(claim, configs: pd.DataFrame) -> tuple[bool, list[str]]:
         if len(check.selections) < 2:
             continue
         sides = [select(configs, s) for s in check.selections]
-        _, groups = _grouped(check, sides)
+        _, groups = grouped(check, sides)
         for _, parts in groups:
             sets = [_threads(p) for p in parts if len(p)]
             if len(set(sets)) > 1:
