@@ -11,7 +11,8 @@
 #   --records N  records loaded before the timed phase (default 20000)
 #   --ops N      operations of one type in the timed phase (default 20000;
 #                deletes are capped at the records)
-#   structures   default: the eight key-value structures of pmem-trans
+#   structures   default: every key-value structure that runs in pmem-trans,
+#                as `pmemids list --json` lists them
 # Uses build/pmemids, or $PMEMIDS_BIN; pools go to $PMEMIDS_POOL_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,13 @@ while [ $# -gt 0 ]; do
   esac
 done
 ds=("$@")
-[ ${#ds[@]} -gt 0 ] || ds=(arraylist linkedlist hashtable skiplist btree btree-embedded bplustree rbtree)
+if [ ${#ds[@]} -eq 0 ]; then
+  mapfile -t ds < <("$bin" list --json | python3 -c '
+import json, sys
+for e in json.load(sys.stdin):
+    if e["operation_set"] in ("kv", "ordered-kv") and "pmem-trans" in e["modes"] and not e["harness"]:
+        print(e["ds"])')
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for d in "${ds[@]}"; do
