@@ -225,7 +225,7 @@ class SkipList {
   }
 
   template <class F>
-  uint32_t scan(uint64_t start, uint32_t n, F&& visit) const {
+  [[gnu::noinline]] uint32_t scan(uint64_t start, uint32_t n, F&& visit) const {
     if (n == 0) return 0;
     const Node* x = descend<true>(start, nullptr);  // the first node with key >= start
     if (x == nullptr) return 0;

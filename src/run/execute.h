@@ -120,8 +120,8 @@ template <OpSet S, class T, class Lock>
 void execute(T& t, Lock& lock, const Op* begin, const Op* end, char* buf, uint32_t value_size,
              OpTally& tally) {
   for (const Op* op = begin; op != end; ++op) {
+    const auto k = static_cast<size_t>(op->type);  // read once: the operation may write memory
     const bool found = apply_locked<S>(t, lock, *op, buf, value_size);
-    const auto k = static_cast<size_t>(op->type);
     ++tally.count[k];
     tally.found[k] += found;
   }
