@@ -224,6 +224,8 @@ class SkipList {
     }
   }
 
+  // Out of line: inlined into the timed loop beside read, its walk took the
+  // registers of the read path (docs/performance.md, the instruction grid).
   template <class F>
   [[gnu::noinline]] uint32_t scan(uint64_t start, uint32_t n, F&& visit) const {
     if (n == 0) return 0;
