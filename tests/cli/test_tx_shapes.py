@@ -6,9 +6,9 @@ libpmemobj's fences and written-back lines), as `scripts/tx-shapes.sh` prints it
 key-value structure that runs in pmem-trans (by its traits in `pmemids list --json`) has
 its three rows there, and the script, run again, prints the same figures: counts, not
 times, so they are exact on any machine. A change that logs one more range on a path taken
-by one operation in 100 moves a figure by 0.01 and fails here; a structure
-added to the catalog fails until its rows are documented. The pmemids_tests suite
-`TxShapeTest` holds every single operation to its design's minimum besides.
+by one operation in 100 moves a figure by 0.01 and fails here; a structure added to the
+catalog fails until its rows are documented. Besides, the unit suite `TxShapeTest`
+(tests/unit/tx_shape_test.cc) holds every single operation to its design's minimum.
 """
 
 from __future__ import annotations
