@@ -47,7 +47,7 @@ METRICS: dict[str, str] = {
         # the run layer's trust (issue 10)
         "operationcount", "sum_of_rates_ops_per_sec", "thread_seconds_spread", "allowed_cpus",
         "cycles", "cpu_user_seconds", "cpu_system_seconds", "voluntary_context_switches",
-        "involuntary_context_switches",
+        "involuntary_context_switches", "run_delay_seconds",
         # the combining stacks' context switches per operation (issue 16)
         "voluntary_switches_per_op", "involuntary_switches_per_op",
         # the structures' estimated size, against the LLC for memory-bound claims (issue 25)

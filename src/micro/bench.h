@@ -23,6 +23,7 @@
 #include "micro/axes.h"
 #include "pmem/policy.h"
 #include "run/context.h"
+#include "run/thread_usage.h"
 #include "stats/histogram.h"
 #include "util/capacity.h"
 
@@ -67,6 +68,7 @@ struct Measurement {
   std::vector<double> thread_seconds;
   std::vector<std::vector<int>> thread_cpus;
   std::vector<int> start_cpu;
+  std::vector<ThreadUsage> thread_usage;  // each worker's timed phase
   LatencyHistogram latency;
   uint64_t bytes = 0;               // bytes the operations moved; 0: not a bandwidth figure
   std::optional<uint64_t> flushes;  // write-back instructions issued, when known

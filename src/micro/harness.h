@@ -80,6 +80,7 @@ Measurement measure(const BenchEnv& env, const CrewTiming& timing, Setup&& setup
   m.thread_seconds = run.thread_seconds;
   m.thread_cpus = run.thread_cpus;
   m.start_cpu = run.start_cpu;
+  m.thread_usage = run.thread_usage;
   for (const ThreadTally& t : tallies) {
     m.ops += t.ops;
     m.thread_ops.push_back(t.ops);

@@ -51,13 +51,15 @@ nlohmann::json metrics_json(const Measurement& m) {
       ns_sum += 1e9 * s / static_cast<double>(m.thread_ops[t]);
       ++ns_n;
     }
-    threads.push_back(
-        {{"ops", m.thread_ops[t]},
-         {"seconds", s},
-         {"ops_per_sec",
-          s > 0 ? nlohmann::json(static_cast<double>(m.thread_ops[t]) / s) : nlohmann::json()},
-         {"cpus", t < m.thread_cpus.size() ? m.thread_cpus[t] : std::vector<int>{}},
-         {"start_cpu", t < m.start_cpu.size() ? m.start_cpu[t] : -1}});
+    nlohmann::json thread = {
+        {"ops", m.thread_ops[t]},
+        {"seconds", s},
+        {"ops_per_sec",
+         s > 0 ? nlohmann::json(static_cast<double>(m.thread_ops[t]) / s) : nlohmann::json()},
+        {"cpus", t < m.thread_cpus.size() ? m.thread_cpus[t] : std::vector<int>{}},
+        {"start_cpu", t < m.start_cpu.size() ? m.start_cpu[t] : -1}};
+    if (t < m.thread_usage.size()) thread.update(usage_json(m.thread_usage[t]));
+    threads.push_back(thread);
   }
   nlohmann::json j = {
       {"ops", m.ops},
@@ -85,6 +87,13 @@ nlohmann::json metrics_json(const Measurement& m) {
         sampled ? nlohmann::json(m.latency.percentile(q)) : nlohmann::json();
   }
   j["latency_max_ns"] = sampled ? nlohmann::json(m.latency.max()) : nlohmann::json();
+  // The workers' timed phases together (run/thread_usage.h); absent for a
+  // measurement that did not run on the crew.
+  if (!m.thread_usage.empty()) {
+    ThreadUsage usage;
+    for (const ThreadUsage& u : m.thread_usage) usage += u;
+    j.update(usage_json(usage));
+  }
   j.update(m.metrics);
   return j;
 }

@@ -3,7 +3,7 @@
 //
 // Each worker t: binds itself (apply_placement), runs setup(t) (pool creation,
 // loading: never timed), waits at the barrier with every other worker and the
-// coordinator, reads its CPU usage (getrusage RUSAGE_THREAD) and the clock,
+// coordinator, reads its CPU usage (run/thread_usage.h) and the clock,
 // runs work(t, control), reads the clock and its CPU usage again. The
 // coordinator (the calling thread) only sleeps: it wakes every timeline_ms to
 // sum the workers' published progress, every status_interval to print a status
@@ -26,7 +26,6 @@
 
 #include <fmt/format.h>
 #include <sched.h>
-#include <sys/resource.h>
 
 #include <atomic>
 #include <barrier>
@@ -43,6 +42,7 @@
 #include "counters/crew_counters.h"
 #include "host/placement.h"
 #include "run/drive.h"
+#include "run/thread_usage.h"
 #include "util/stop_signals.h"
 
 namespace pmemids {
@@ -60,38 +60,6 @@ struct CrewTiming {
 // "pmemids: status 2.0 s: 41234 operations; 20617.0 current ops/sec; p99 read 1.2 us"
 std::string status_line(double elapsed, uint64_t ops, double ops_per_sec,
                         const LiveLatency::Snapshot* interval);
-
-// CPU time and context switches of one worker's timed phase.
-struct ThreadUsage {
-  double user_seconds = 0;
-  double system_seconds = 0;
-  uint64_t voluntary_switches = 0;
-  uint64_t involuntary_switches = 0;
-
-  static ThreadUsage now() {
-    rusage u{};
-    getrusage(RUSAGE_THREAD, &u);
-    const auto secs = [](const timeval& tv) {
-      return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
-    };
-    return {secs(u.ru_utime), secs(u.ru_stime), static_cast<uint64_t>(u.ru_nvcsw),
-            static_cast<uint64_t>(u.ru_nivcsw)};
-  }
-  ThreadUsage& operator-=(const ThreadUsage& o) {
-    user_seconds -= o.user_seconds;
-    system_seconds -= o.system_seconds;
-    voluntary_switches -= o.voluntary_switches;
-    involuntary_switches -= o.involuntary_switches;
-    return *this;
-  }
-  ThreadUsage& operator+=(const ThreadUsage& o) {
-    user_seconds += o.user_seconds;
-    system_seconds += o.system_seconds;
-    voluntary_switches += o.voluntary_switches;
-    involuntary_switches += o.involuntary_switches;
-    return *this;
-  }
-};
 
 struct CrewRun {
   std::vector<double> thread_seconds;         // each worker's timed phase

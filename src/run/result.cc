@@ -48,15 +48,14 @@ json structure_metric(const Metric& x, const CostCounters& c, uint64_t ops) {
 }
 
 json thread_json(const ThreadResult& t) {
-  return {{"ops", t.ops},
-          {"seconds", t.seconds},
-          {"ops_per_sec", ratio(static_cast<double>(t.ops), t.seconds)},
-          {"cycles", t.cycles},
-          {"cpu_user_seconds", t.usage.user_seconds},
-          {"cpu_system_seconds", t.usage.system_seconds},
-          {"involuntary_context_switches", t.usage.involuntary_switches},
-          {"cpus", t.cpus},
-          {"start_cpu", t.start_cpu}};
+  json j = {{"ops", t.ops},
+            {"seconds", t.seconds},
+            {"ops_per_sec", ratio(static_cast<double>(t.ops), t.seconds)},
+            {"cycles", t.cycles},
+            {"cpus", t.cpus},
+            {"start_cpu", t.start_cpu}};
+  j.update(usage_json(t.usage));
+  return j;
 }
 
 // (max - min) / max of the workers' timed phases; 0 for one worker.
@@ -106,10 +105,6 @@ nlohmann::json metrics_json(const RepResult& r) {
       {"oversubscribed", r.allowed_cpus > 0 && r.workers > r.allowed_cpus},
       {"cycles", r.cycles},
       {"cycles_exhausted", r.cycles_exhausted},
-      {"cpu_user_seconds", r.usage.user_seconds},
-      {"cpu_system_seconds", r.usage.system_seconds},
-      {"voluntary_context_switches", r.usage.voluntary_switches},
-      {"involuntary_context_switches", r.usage.involuntary_switches},
       {"load_ops", r.load_ops},
       {"load_seconds", r.load_seconds},
       {"open_seconds", r.open_seconds},
@@ -142,7 +137,8 @@ nlohmann::json metrics_json(const RepResult& r) {
   const PersistencePolicy& policy = installed_policy();
   m["injected_write_ns_per_op"] = per_op_if(policy.write_ns > 0, r.costs.injected_write_ns);
   m["injected_read_ns_per_op"] = per_op_if(policy.read_ns > 0, r.costs.injected_read_ns);
-  // Context switches of the workers' timed phases (getrusage, run/crew.h) per
+  m.update(usage_json(r.usage));
+  // Context switches of the workers' timed phases (run/thread_usage.h) per
   // operation; the structure's own metrics (its kMetrics), null where what
   // they rest on was not counted.
   m["voluntary_switches_per_op"] = per_op(r.usage.voluntary_switches);

@@ -317,6 +317,13 @@ def test_context_and_metrics_record_the_machines_state(pmemids):
     assert m["involuntary_context_switches"] == \
         sum(t["involuntary_context_switches"] for t in m["per_thread"])
     assert m["involuntary_context_switches"] >= 0 and m["voluntary_context_switches"] >= 0
+    # The run-queue wait: read where the kernel has schedstat, summed like the rest.
+    if os.access("/proc/thread-self/schedstat", os.R_OK):
+        waits = [t["run_delay_seconds"] for t in m["per_thread"]]
+        assert all(0 <= w <= t["seconds"] + 0.01 for w, t in zip(waits, m["per_thread"]))
+        assert m["run_delay_seconds"] == pytest.approx(sum(waits))
+    else:
+        assert m["run_delay_seconds"] is None
     cpus = os.cpu_count()
     assert ("load average" in r.stderr) == (c["loadavg_before"][0] > cpus)
 

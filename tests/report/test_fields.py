@@ -119,3 +119,17 @@ def test_every_micro_metric_is_in_a_real_micro_record(micro_records):
     for name, source in fields.METRICS.items():
         if source == "issue 14":
             assert any(name in r["metrics"] for r in micro_records), name
+
+
+def test_micro_records_carry_their_timed_phases_usage(micro_records):
+    """CPU time, context switches and run-queue wait of the workers' timed phases, as a
+    run's record has them (`pmemids reproduce` decides one-thread rates on own time)."""
+    usage = ("cpu_user_seconds", "cpu_system_seconds", "voluntary_context_switches",
+             "involuntary_context_switches", "run_delay_seconds")
+    for r in micro_records:
+        m = r["metrics"]
+        for part in (m, *m["per_thread"]):
+            assert all(k in part for k in usage), (r["bench"], sorted(part))
+            bound = part["seconds"] * len(m["per_thread"] if part is m else [0]) + 0.05
+            assert 0 <= part["cpu_user_seconds"] + part["cpu_system_seconds"] <= bound
+            assert part["run_delay_seconds"] is None or 0 <= part["run_delay_seconds"] <= bound

@@ -7,11 +7,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
+#include <thread>
 
 #include "ds/hashtable.h"
 #include "run/reopen_check.h"
@@ -120,7 +123,64 @@ TEST(CrewTest, WorkersReportCpuTimeOfTheirTimedPhaseOnly) {
     const ThreadUsage& u = run.thread_usage[t];
     EXPECT_LE(u.user_seconds + u.system_seconds, run.thread_seconds[t] + 0.02);
     EXPECT_LT(u.user_seconds + u.system_seconds, 0.15);
+    EXPECT_TRUE(std::isnan(u.run_delay_seconds) ||
+                (u.run_delay_seconds >= 0 && u.run_delay_seconds <= run.thread_seconds[t] + 0.02));
   }
+}
+
+// The run-queue wait is read from schedstat's second field; anything else is
+// not a reading.
+TEST(ThreadUsageTest, RunDelayIsTheSecondSchedstatField) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const auto reading = [&](const std::string& text) {
+    const std::filesystem::path f = dir / fmt::format("pmemids-schedstat-{}", getpid());
+    std::ofstream(f) << text;
+    const std::optional<uint64_t> v = run_delay_ns(f.c_str());
+    std::filesystem::remove(f);
+    return v;
+  };
+  EXPECT_EQ(reading("58347 1234567 9\n"), std::optional<uint64_t>(1234567));
+  EXPECT_EQ(reading("1 0 1"), std::optional<uint64_t>(0));
+  EXPECT_EQ(reading("1 2\n"), std::nullopt);
+  EXPECT_EQ(reading("on-cpu 2 3\n"), std::nullopt);
+  EXPECT_EQ(reading(""), std::nullopt);
+  EXPECT_EQ(run_delay_ns((dir / "pmemids-no-such-schedstat").c_str()), std::nullopt);
+}
+
+// A worker that shares its CPU with another runnable thread for its whole timed
+// phase waits for that CPU about half the time: the usage says so.
+TEST(ThreadUsageTest, RunDelayCountsTimeAnotherThreadTookFromTheWorker) {
+  if (!run_delay_ns("/proc/thread-self/schedstat")) {
+    GTEST_SKIP() << "no /proc/thread-self/schedstat (kernel without CONFIG_SCHED_INFO)";
+  }
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  int cpu = 0;
+  while (!CPU_ISSET(cpu, &allowed)) ++cpu;
+  const Placement one{.thread_cpus = {{cpu}}};
+  std::atomic<bool> spin{true};
+  std::jthread rival([&] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    while (spin.load(std::memory_order_relaxed)) {
+    }
+  });
+  const CrewRun run = run_crew(
+      1, one, CrewTiming{}, [](int) {},
+      [](int, const DriveControl&) {
+        const ThreadUsage start = ThreadUsage::now();
+        for (ThreadUsage u = start;
+             u.user_seconds + u.system_seconds - start.user_seconds - start.system_seconds < 0.2;
+             u = ThreadUsage::now()) {
+        }
+      });
+  spin = false;
+  const ThreadUsage& u = run.thread_usage[0];
+  ASSERT_FALSE(std::isnan(u.run_delay_seconds));
+  EXPECT_GT(u.run_delay_seconds, 0.2 * run.thread_seconds[0]);
+  EXPECT_LE(u.run_delay_seconds, run.thread_seconds[0] + 0.02);
 }
 
 TEST(CrewTest, FailureInSetupIsRethrownWithoutRunningWork) {
