@@ -36,6 +36,15 @@ checked metric added. For a check:
    1 - 2 x 0.05/(k m). Each selection needs at least MIN_REPETITIONS values; one
    without spread (every repetition equal, e.g. a deterministic counter) adds no
    width.
+   Own time: a rate (ops_per_sec, gib_per_sec; ns_per_op, its inverse) of a group
+   whose records all ran one thread and read their run-queue wait (rows.py's
+   own_time_fraction) is decided on the run's own time: the rate over the timed phase
+   minus the time the worker spent runnable without a CPU, i.e. the time other work
+   took from it (docs/reproduce.md, "Own time"). One thread that never waits for a CPU
+   has all of its window (fraction 1: the same rate); on a loaded machine the other
+   work's share is not charged to the configuration that happened to run beside it.
+   Several threads (whose waits overlap each other's and the window's) and records
+   without the reading are decided on the wall clock. Each group says which.
 4. A group holds when its whole interval passes the test, fails when none of it does,
    and is within noise otherwise (`outside A..B` passes outside the range: it holds
    when the interval lies wholly on one side of it, fails when wholly inside). The check is reproduced when at least `needed` groups
@@ -67,6 +76,11 @@ TEST_TEXT = ("Welch's t interval per group (ratio, contrast: of log values, i.e.
 COEFFICIENTS = {"ratio": (1, -1), "contrast": (1, -1, -1, 1), "diff": (1, -1), "value": (1,)}
 LOGARITHMIC = ("ratio", "contrast")
 PAIRABLE = ("ratio", "contrast", "diff")
+# The rates decided on a one-thread run's own time, each with the power of its own-time
+# fraction that converts it: a rate per second divides by the fraction, a time per
+# operation multiplies by it.
+OWN_TIME_POWER = {"ops_per_sec": -1, "gib_per_sec": -1, "ns_per_op": 1}
+WALL_CLOCK, OWN_TIME = "wall clock", "own time"
 STATUS_WORDS = {HOLDS: "hold", FAILS: "fail", NOISE: "within noise", MISSING: "no data"}
 
 
@@ -87,12 +101,14 @@ class Group:
     note: str = ""                  # why no data / noise; "across hosts a, b"
     seed_value: float | None = None
     test: str | None = None         # the test that made the interval (paired.py's names)
+    basis: str | None = None        # a rate's time: WALL_CLOCK or OWN_TIME; None: not a rate
 
     def to_json(self) -> dict:
         return {"group": self.label, "n": list(self.n), "mean": list(self.mean),
                 "cv": list(self.cv), "estimate": self.estimate,
                 "ci": list(self.ci) if self.ci else None, "status": self.status,
-                "note": self.note or None, "seed_value": self.seed_value, "test": self.test}
+                "note": self.note or None, "seed_value": self.seed_value, "test": self.test,
+                "basis": self.basis}
 
 
 @dataclass
@@ -112,6 +128,10 @@ class CheckResult:
             if g.test:
                 out[g.test] = out.get(g.test, 0) + 1
         return out
+
+    def on_own_time(self) -> int:
+        """The groups decided on their runs' own time."""
+        return sum(1 for g in self.groups if g.basis == OWN_TIME)
 
     def count(self, status: str) -> int:
         return sum(1 for g in self.groups if g.status == status)
@@ -368,10 +388,12 @@ def evaluate(check: Check, rows: pd.DataFrame, seed_values: dict | None = None,
             glabel = f"{label} ({suffix})" if suffix else label
             for sel, part in zip(check.selections, ctx_parts):
                 _one_configuration(part, sel, glabel)
+            ctx_parts, basis = on_own_time(check.metric, ctx_parts)
             xs = [_values(p, check.metric) for p in ctx_parts]
             g = Group(glabel, seed_key, n=tuple(len(x) for x in xs),
                       mean=tuple(sum(x) / len(x) if x else math.nan for x in xs),
-                      cv=tuple(_cv(x) for x in xs), note=note, seed_value=seed_values.get(seed_key))
+                      cv=tuple(_cv(x) for x in xs), note=note, seed_value=seed_values.get(seed_key),
+                      basis=basis)
             groups.append(g)
             if any(not x for x in xs):
                 g.note = f"{check.metric} not observed"
@@ -405,6 +427,18 @@ def evaluate(check: Check, rows: pd.DataFrame, seed_values: dict | None = None,
         return result
     result.outcome = outcome_of([g.status for g in groups], result.needed)
     return result
+
+
+def on_own_time(metric: str, parts: list[pd.DataFrame]) -> tuple[list[pd.DataFrame], str | None]:
+    """The selections' rows with a rate on their runs' own time, and the basis: OWN_TIME
+    when every row has an own_time_fraction (one thread, run-queue wait read),
+    WALL_CLOCK for a rate otherwise, None for a metric that is not a rate."""
+    power = OWN_TIME_POWER.get(metric)
+    if power is None:
+        return parts, None
+    if any("own_time_fraction" not in p or p["own_time_fraction"].isna().any() for p in parts):
+        return parts, WALL_CLOCK
+    return [p.assign(**{metric: p[metric] * p["own_time_fraction"] ** power}) for p in parts], OWN_TIME
 
 
 def level_for(op: str, groups: int, looks: int = 1) -> float:
@@ -466,8 +500,12 @@ def test_text(results: list[CheckResult], looks: int) -> str:
     for r in results:
         for t, n in r.tests().items():
             counts[t] = counts.get(t, 0) + n
+    own = sum(r.on_own_time() for r in results)
+    basis = "" if not own else (
+        f"; rates of one-thread runs on their own time ({own} group{'s' if own != 1 else ''}: "
+        "per second of the timed phase less the worker's run-queue wait)")
     if set(counts) <= {paired.WELCH, paired.STUDENT} and looks == 1:
-        return TEST_TEXT
+        return TEST_TEXT + basis
     used = ", ".join(f"{t} ({n} group{'s' if n != 1 else ''})" for t, n in counts.items()) or "none"
     over = "the check's groups" if looks == 1 else \
         f"the check's groups and the sequential design's {looks} looks"
@@ -475,7 +513,7 @@ def test_text(results: list[CheckResult], looks: int) -> str:
             "(ratio, contrast: of log values), Wilcoxon signed-rank with the Hodges-Lehmann interval "
             "when the per-round values are far from normal; Welch's t otherwise; family-wise 95% "
             f"(Bonferroni over {over}; an equivalence margin by two one-sided tests, TOST); a group "
-            "holds when its whole interval passes, fails when none of it does")
+            "holds when its whole interval passes, fails when none of it does" + basis)
 
 
 def _skip_reasons(check: Check, skipped: pd.DataFrame | None) -> list[str]:

@@ -14,7 +14,10 @@ before rounds were recorded, its repetition; NaN for back-to-back repetitions an
 plain runs), `round_key` ("<session>/<round>": the records that ran in one round of
 one sweep invocation, which paired comparisons pair; None without a session) and
 `round_calibration_s`; `loadavg`, the 1-minute load average around the record's run
-(loadguard.py). skipped_rows: one per configuration recorded as skipped or
+(loadguard.py); `own_time_fraction`, the share of a one-thread record's timed phase
+that other work did not take from it (1 - run_delay_seconds / seconds: the run-queue
+wait its worker spent runnable without a CPU; NaN for several threads, a paced run or
+a record without the reading), which the checks of rates read (evaluate.py, "own time"). skipped_rows: one per configuration recorded as skipped or
 failed, its config fields and `reason`.
 
 Only records of the claim's sweeps are used: a record stamped by `pmemids sweep`
@@ -69,7 +72,23 @@ def run_rows(records: list[Record], metrics: set[str]) -> pd.DataFrame:
     rows["round_key"] = pd.Series([r[1] for r in rounds], index=rows.index, dtype=object)
     rows["round_calibration_s"] = [r[2] for r in rounds]
     rows["loadavg"] = [_load(by_line[k]) for k in keys]
+    rows["own_time_fraction"] = [_own_time_fraction(by_line[k]) for k in keys]
     return rows
+
+
+def _own_time_fraction(data: dict) -> float:
+    """1 - run_delay_seconds / seconds of a one-thread record's timed phase, when both
+    were read and the result is a share (in (0, 1]); NaN otherwise, and for a paced run
+    (`--target`: its rate is the pace, whatever time other work took)."""
+    config = data.get("config", {})
+    if config.get("threads") != 1 or _number(config.get("target")) > 0:
+        return math.nan
+    m = data.get("metrics", {})
+    seconds, delay = _number(m.get("seconds")), _number(m.get("run_delay_seconds"))
+    if not seconds > 0 or not delay >= 0:
+        return math.nan
+    f = 1.0 - delay / seconds
+    return f if f > 0 else math.nan
 
 
 def _load(data: dict) -> float:

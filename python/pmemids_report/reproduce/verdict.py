@@ -55,7 +55,7 @@ import pandas as pd
 
 from . import loadguard
 from .claims import Claim
-from .evaluate import MISSING, CheckResult, EvaluationError, evaluate, test_text
+from .evaluate import MISSING, OWN_TIME, CheckResult, EvaluationError, evaluate, test_text
 
 REPRODUCED, NOT_REPRODUCED, NOISE = "reproduced", "not reproduced", "within noise"
 NOT_MEASURABLE = "not measurable here"
@@ -331,7 +331,7 @@ def _check_lines(title: str, ch: dict, words: dict | None = None) -> list[str]:
                      "/".join(str(n) for n in g["n"]) or "-",
                      "/".join(_pct(v) for v in g["cv"]) or "-",
                      _num(g["seed_value"], ratio) if g["seed_value"] is not None else "-",
-                     g.get("test") or "-",
+                     (g.get("test") or "-") + (", own time" if g.get("basis") == OWN_TIME else ""),
                      g["status"] + (f" ({g['note']})" if g.get("note") else "")))
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]) - 1)]
     for r in rows:
