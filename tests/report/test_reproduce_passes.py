@@ -42,6 +42,17 @@ def test_counts_claims_decided_here_by_their_measured_outcome(tmp_path):
     assert col["minutes, all claims"] == "7"
 
 
+def test_counts_groups_of_rates_decided_on_own_time():
+    def with_groups(*bases):
+        v = verdict("a", "reproduced")
+        v["checks"] = [{"groups": [{"basis": b} for b in bases]}]
+        return v
+    assert passes.column([with_groups("own time", "wall clock", None),
+                          with_groups("own time")])["groups of rates on own time"] == "2 of 3"
+    # verdicts made before groups said their basis
+    assert passes.column([verdict("a", "reproduced")])["groups of rates on own time"] == "n/a"
+
+
 def test_agreement_counts_claims_decided_in_both_and_names_those_that_differ():
     a = [verdict("x", "reproduced"), verdict("y", "reproduced"), verdict("z", "within noise")]
     b = [verdict("x", "reproduced"), verdict("y", "not reproduced"), verdict("z", "reproduced")]

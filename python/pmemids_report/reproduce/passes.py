@@ -8,7 +8,9 @@ sweeps ran in rounds and what they require was met: a claim not measurable here,
 of hardware or because a requirement such as the working set's size failed, is counted
 apart), the count of each measured outcome among them (reproduced, not reproduced, within noise: the outcome the
 checks gave, whatever label the verdict carries), the share within noise, rounds per claim,
-why the rounds stopped, minutes per claim and the load averages the verdicts recorded.
+why the rounds stopped, minutes per claim, the load averages the verdicts recorded and
+how many groups of rates among them were decided on their runs' own time (evaluate.py;
+n/a for verdicts made before groups said their basis).
 Below it, for each pair of passes, the claims both decided (reproduced or not reproduced)
 and whether they agree, naming those that do not. Exit 2 with a message for a missing file,
 a record that is not a verdict or an argument without its LABEL=.
@@ -71,7 +73,17 @@ def column(verdicts: list[dict]) -> dict[str, str]:
         "minutes per claim, median (range)": _median_span(minutes, ".1f"),
         "minutes, all claims": f"{sum(minutes):.0f}" if minutes else "n/a",
         "load average (1 min) at the verdicts": _median_span(loads, ".1f"),
+        "groups of rates on own time": _own_time(runs),
     }
+
+
+def _own_time(verdicts: list[dict]) -> str:
+    """'12 of 40': the groups of rates (those with a basis) decided on own time."""
+    groups = [g for v in verdicts for c in v.get("checks") or [] for g in c.get("groups") or []]
+    if not any("basis" in g for g in groups):
+        return "n/a"
+    rates = [g["basis"] for g in groups if g.get("basis")]
+    return f"{rates.count('own time')} of {len(rates)}"
 
 
 def agreement(a: list[dict], b: list[dict]) -> tuple[int, list[str]]:
