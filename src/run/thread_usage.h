@@ -36,7 +36,8 @@ struct ThreadUsage {
 nlohmann::json usage_json(const ThreadUsage& u);
 
 // The run-queue wait in nanoseconds from a schedstat file ("<on-cpu ns> <wait ns>
-// <timeslices>"), or nothing when the file cannot be read or is not of that form.
+// <timeslices>", anything after them ignored), or nothing when the file cannot be
+// read or does not start with those three numbers.
 std::optional<uint64_t> run_delay_ns(const char* schedstat_path);
 
 }  // namespace pmemids

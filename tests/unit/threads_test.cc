@@ -141,6 +141,7 @@ TEST(ThreadUsageTest, RunDelayIsTheSecondSchedstatField) {
   };
   EXPECT_EQ(reading("58347 1234567 9\n"), std::optional<uint64_t>(1234567));
   EXPECT_EQ(reading("1 0 1"), std::optional<uint64_t>(0));
+  EXPECT_EQ(reading("1 5 1 7\n"), std::optional<uint64_t>(5));  // a later kernel's extra field
   EXPECT_EQ(reading("1 2\n"), std::nullopt);
   EXPECT_EQ(reading("on-cpu 2 3\n"), std::nullopt);
   EXPECT_EQ(reading(""), std::nullopt);
