@@ -17,8 +17,9 @@ one sweep invocation, which paired comparisons pair; None without a session) and
 (loadguard.py); `own_time_fraction`, the share of a one-thread record's timed phase
 that other work did not take from it (1 - run_delay_seconds / seconds: the run-queue
 wait its worker spent runnable without a CPU; NaN for several threads, a paced run or
-a record without the reading), which the checks of rates read (evaluate.py, "own time"). skipped_rows: one per configuration recorded as skipped or
-failed, its config fields and `reason`.
+a record without the reading), which the checks of rates read (evaluate.py, "own
+time"). skipped_rows: one per configuration recorded as skipped or failed, its config
+fields and `reason`.
 
 Only records of the claim's sweeps are used: a record stamped by `pmemids sweep`
 counts when its sweep file has the same name as one of the claim's; unstamped records
