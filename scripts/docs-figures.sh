@@ -117,6 +117,7 @@ if has transactions; then  # performance.md: transaction shapes, where a transac
     done
   done
   fig scripts/tx-floor.sh --triples 3 --records 20000,200000,1000000
+  fig scripts/tx-floor.sh --rounds 10 --records 20000,200000,1000000  # the floor with the update alone
 fi
 
 if has peers; then  # performance.md: against the peers, measured interleaved

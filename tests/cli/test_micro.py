@@ -30,7 +30,8 @@ TINY = {
                   "--region", "1M", "--duration", "0.05", "--ramp", "0"],
     "latency": ["--access", "load,pstore", "--hit-ratio", "0,1", "--region", "256K"],
     "rmw": ["--io", "64,256", "--ops-per-thread", "2000"],
-    "txlog": ["--size", "64", "--ranges-per-tx", "1,4", "--ops-per-thread", "400"],
+    "txlog": ["--size", "64", "--ranges-per-tx", "1,4", "--data", "kept,written",
+              "--ops-per-thread", "400"],
     "alloc": ["--api", "atomic,tx", "--op", "alloc,free", "--size", "64",
               "--ops-per-thread", "500"],
     "lock": ["--lock", "pthread-mutex,pmemobj-rwlock-rd", "--ops-per-thread", "2000"],
@@ -43,7 +44,7 @@ AXES = {
     "bandwidth": ["access", "pattern", "io", "memory", "numa", "region_sharing", "threads"],
     "latency": ["access", "hit_ratio", "memory", "region_sharing", "threads"],
     "rmw": ["io", "memory", "threads"],
-    "txlog": ["size", "ranges_per_tx", "threads"],
+    "txlog": ["size", "ranges_per_tx", "data", "threads"],
     "alloc": ["api", "op", "size", "threads"],
     "lock": ["lock", "region_sharing", "threads"],
 }
@@ -56,7 +57,8 @@ BAD = {
     "bandwidth": [(["--access", "read"], "ntstore"), (["--io", "0"], "[8, ")],
     "latency": [(["--access", "store"], "pstore"), (["--hit-ratio", "0:0.5:2"], "[0, 1]")],
     "rmw": [(["--memory", "nvme"], "dram"), (["--io", "2M"], "[8, ")],
-    "txlog": [(["--threads", "two"], "N = "), (["--size", "0"], "[1, ")],
+    "txlog": [(["--threads", "two"], "N = "), (["--size", "0"], "[1, "),
+              (["--data", "dirty"], "written")],
     "alloc": [(["--api", "posix"], "atomic"), (["--size", "1:0:8"], "step")],
     "lock": [(["--lock", "spinlock"], "pmemobj-mutex"), (["--threads", "0"], "[1, ")],
 }
