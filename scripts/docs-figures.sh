@@ -118,6 +118,9 @@ if has transactions; then  # performance.md: transaction shapes, where a transac
   done
   fig scripts/tx-floor.sh --triples 3 --records 20000,200000,1000000
   fig scripts/tx-floor.sh --rounds 10 --records 20000,200000,1000000  # the floor with the update alone
+  # performance.md, libpmemobj linked statically: the same run of a build with
+  # -DPMEMIDS_STATIC_PMEMOBJ=OFF is the other side of its pairs
+  fig pmemids run --ds hashtable --mode pmem-trans -P workloads/pmemids-write -p requestdistribution=uniform -p updateproportion=1 -p insertproportion=0 -p recordcount=200000 -p operationcount=400000 --latency-sample 0
 fi
 
 if has peers; then  # performance.md: against the peers, measured interleaved

@@ -35,7 +35,8 @@ from .load import Record
 
 CV_LIMIT = 0.05
 MIXED_KEYS = [("hostname", "hosts"), ("cpu_model", "CPU models"), ("git_revision", "git revisions"),
-              ("pmem", "PMEM kinds"), ("build_type", "build types"), ("pmdk_version", "PMDK versions")]
+              ("pmem", "PMEM kinds"), ("build_type", "build types"), ("pmdk_version", "PMDK versions"),
+              ("libpmemobj_link", "libpmemobj linkages")]
 LISTED = 8   # configurations named per warning before "and N more"
 
 

@@ -1,10 +1,11 @@
 // libpmemobj's own write-backs, counted and steered by pmemids.
 //
-// libpmemobj.so calls libpmem's exported pmem_flush, pmem_drain,
-// pmem_persist, pmem_memcpy, pmem_memmove, pmem_memset, pmem_msync and
-// pmem_deep_flush through its PLT. pmemids defines functions of the same
-// names (libpmem_hooks.cc) and its executables export them (the link options
-// of pmemids_core), so the dynamic linker binds libpmemobj's calls to them;
+// libpmemobj calls libpmem's exported pmem_flush, pmem_drain, pmem_persist,
+// pmem_memcpy, pmem_memmove, pmem_memset, pmem_msync and pmem_deep_flush.
+// pmemids defines functions of the same names (libpmem_hooks.cc) and its
+// executables export them (the link options of pmemids_core), so libpmemobj's
+// calls bind to them: through its PLT when libpmemobj.so is linked, at link
+// time when libpmemobj.a is (PMEMIDS_STATIC_PMEMOBJ); libpmem stays shared;
 // each counts what it writes back and fences on the calling thread
 // (lib_flushed_lines, lib_fences, lib_flushes_elided in counters/cost_counters.h)
 // and forwards to libpmem's definitions (dlvsym(RTLD_NEXT)). libpmem's own

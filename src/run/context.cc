@@ -148,6 +148,7 @@ nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& pro
       {"movnt_threshold", installed_policy().movnt_threshold},
       {"libpmemobj_flushes", lib_hooks_bound() ? "counted" : "not observed"},
       {"libpmemobj_ctl", libpmemobj_settings()},
+      {"libpmemobj_link", PMEMIDS_PMEMOBJ_LINK},
       {"latency_injection", injection_context()},
       {"pmdk_version", PMEMIDS_PMDK_VERSION},
       {"memkind_version", PMEMIDS_MEMKIND_VERSION},

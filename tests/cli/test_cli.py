@@ -17,7 +17,7 @@ import pytest
 from conftest import (ALL_STRUCTURES, MODES, ORDERED, READ_ONLY, STRUCTURES, TINY, WORKLOADS, Result,
                       sha256)
 
-CONTEXT_KEYS = {"pmem", "pmdk_version", "flush_instruction", "cpu_model", "kernel", "build_type",
+CONTEXT_KEYS = {"pmem", "pmdk_version", "libpmemobj_link", "flush_instruction", "cpu_model", "kernel", "build_type",
                 "git_revision", "pool_dir", "pool_fs", "env", "timestamp"}
 CONFIG_KEYS = {"ds", "mode", "threads", "repetition", "repeat", "recordcount", "operationcount",
                "readproportion", "updateproportion", "insertproportion", "scanproportion",
@@ -87,6 +87,7 @@ def test_run_happy_path(pmemids, pool_dir, ds, mode):
     assert ctx["pmem"] == "emulated"
     assert ctx["pool_fs"] == "tmpfs"
     assert ctx["pool_dir"] == str(pool_dir)
+    assert ctx["libpmemobj_link"] in ("static", "shared")
 
     assert CONFIG_KEYS <= cfg.keys(), CONFIG_KEYS - cfg.keys()
     assert (cfg["ds"], cfg["mode"]) == (ds, mode)
