@@ -106,9 +106,10 @@ nlohmann::json load_average() {
 }
 
 std::string version_text() {
-  return fmt::format("pmemids {} (git {}, {} build)\nPMDK {} (libpmemobj, libpmem2)\nmemkind {}",
-                     PMEMIDS_VERSION, PMEMIDS_GIT_REVISION, PMEMIDS_BUILD_TYPE,
-                     PMEMIDS_PMDK_VERSION, PMEMIDS_MEMKIND_VERSION);
+  return fmt::format(
+      "pmemids {} (git {}, {} build)\nPMDK {} (libpmemobj linked {}, libpmem2)\nmemkind {}",
+      PMEMIDS_VERSION, PMEMIDS_GIT_REVISION, PMEMIDS_BUILD_TYPE, PMEMIDS_PMDK_VERSION,
+      PMEMIDS_PMEMOBJ_LINK, PMEMIDS_MEMKIND_VERSION);
 }
 
 nlohmann::json collect_context(const std::string& pool_dir, const PmemProbe& probe) {

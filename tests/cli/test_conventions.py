@@ -22,6 +22,7 @@ def test_version_names_pmemids_git_pmdk_and_memkind(pmemids):
     assert r.returncode == 0, r.describe()
     assert re.search(r"^pmemids \d+\.\d+\.\d+ \(git [0-9a-f]{7,}", r.stdout), r.stdout
     assert re.search(r"PMDK \d+\.\d+", r.stdout) and re.search(r"memkind \d+\.\d+", r.stdout), r.stdout
+    assert re.search(r"libpmemobj linked (static|shared)", r.stdout), r.stdout
 
 
 def option_lines(help_text: str) -> list[tuple[str, str]]:
