@@ -104,7 +104,7 @@ Measurement run(const Point& p, const BenchEnv& env) {
                          char* const range = group + r * stride;
                          errors += pmemobj_tx_add_range_direct(range, size) != 0;
                          if constexpr (decltype(written)::value) {
-                           std::memset(range, static_cast<int>(i), size);
+                           if (errors == 0) std::memset(range, static_cast<int>(i), size);
                          }
                        }
                        if (pmemobj_tx_stage() == TX_STAGE_WORK) pmemobj_tx_commit();
