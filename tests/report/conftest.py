@@ -23,6 +23,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 sys.path.insert(0, str(REPO / "python"))
 
 from pmemids_report.__main__ import main  # noqa: E402
+from pmemids_report.load import read_records  # noqa: E402
 
 EMULATED = ["single.jsonl", "parallel.jsonl", "concurrent.jsonl", "numa.jsonl"]
 TIMEOUT_S = 60
@@ -42,6 +43,17 @@ EXPECTED = {
 
 def fixture_lines(*names: str) -> list[dict]:
     return [json.loads(line) for n in names for line in (FIXTURES / n).read_text().splitlines() if line.strip()]
+
+
+def real_records_with(tmp_path: Path, edits: dict[int, dict], section: str = "config"):
+    """fixtures/real.jsonl read through the report's loader, record i's `section`
+    ("config" or "context") updated with edits[i] first."""
+    lines = fixture_lines("real.jsonl")
+    for i, fields in edits.items():
+        lines[i][section].update(fields)
+    p = tmp_path / "in.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    return read_records([str(p)])
 
 
 @dataclass

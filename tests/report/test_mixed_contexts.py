@@ -5,23 +5,15 @@ the shared library, so the two are not one configuration)."""
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
-from conftest import FIXTURES
+from conftest import fixture_lines, real_records_with
 from pmemids_report import checks
-from pmemids_report.load import read_records
 
 
 def records_with(tmp_path, contexts: dict[int, dict]):
-    lines = [json.loads(l) for l in (FIXTURES / "real.jsonl").read_text().splitlines() if l.strip()]
-    for i, context in contexts.items():
-        lines[i]["context"].update(context)
-    p = tmp_path / "in.jsonl"
-    p.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    return read_records([str(p)])
+    return real_records_with(tmp_path, contexts, section="context")
 
 
 @pytest.mark.parametrize("key, a, b, what", [
@@ -35,6 +27,6 @@ def test_records_of_two_builds_are_warned(tmp_path, key, a, b, what):
 
 
 def test_one_linkage_is_not_warned(tmp_path):
-    n = len([l for l in (FIXTURES / "real.jsonl").read_text().splitlines() if l.strip()])
+    n = len(fixture_lines("real.jsonl"))
     recs = records_with(tmp_path, {i: {"libpmemobj_link": "static"} for i in range(n)})
     assert "libpmemobj linkages" not in " ".join(checks.warnings(recs, pd.DataFrame()))

@@ -3,22 +3,10 @@ was injected (what-if), so their throughput is not read as measured media."""
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 
-from conftest import FIXTURES
+from conftest import real_records_with as records_with
 from pmemids_report import checks
-from pmemids_report.load import read_records
-
-
-def records_with(tmp_path, edits: dict[int, dict]):
-    lines = [json.loads(l) for l in (FIXTURES / "real.jsonl").read_text().splitlines() if l.strip()]
-    for i, config in edits.items():
-        lines[i]["config"].update(config)
-    p = tmp_path / "in.jsonl"
-    p.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    return read_records([str(p)])
 
 
 def test_emulated_eadr_and_injected_latency_are_warned(tmp_path):
