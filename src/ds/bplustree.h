@@ -21,13 +21,15 @@
 // leaf: a crash in between can leave keys in both leaves (seen twice by scans)
 // or the parent's change half done. Borrows and merges are multi-word in-place
 // changes with the same exposure. Update overwrites the value in place (can
-// tear); value objects and merged-away nodes can leak if a crash falls between
-// unlinking and freeing. Under eADR nothing is written back, the fences are
-// the same, and what a crash can leave is the same list (stores become durable
-// in program order, so the in-place windows remain). pmem-trans: each
-// operation is one transaction logging, per node it changes in place, one
-// range from the count to the last byte it shifts or overwrites (declared
-// with b.will_change before the batch); new nodes and values are not logged.
+// tear), and so does an insert whose key is present, after allocating a
+// value object it then frees (a crash between leaks it); value objects and
+// merged-away nodes can leak if a crash falls between unlinking and freeing.
+// Under eADR nothing is written back, the fences are the same, and what a
+// crash can leave is the same list (stores become durable in program order,
+// so the in-place windows remain). pmem-trans: each operation is one
+// transaction logging, per node it changes in place, one range from the count
+// to the last byte it shifts or overwrites (declared with b.will_change before
+// the batch); new nodes and values are not logged.
 #pragma once
 
 #include <cstring>
@@ -126,8 +128,11 @@ class BPlusTree {
     return true;
   }
 
+  // One descent, inside the transaction: the new value object is allocated
+  // and filled first (its misses overlap the descent's); a present key is
+  // updated in place at its leaf and the fresh object freed again.
   bool insert(uint64_t key, const char* v) {
-    if (update(key, v)) return false;
+    bool added = true;
     b_.tx([&] {
       const ValPtr val = b_.template alloc<char>(value_slot(vsize_), kTypeValue);
       char* dst = val.get();
@@ -144,9 +149,16 @@ class BPlusTree {
         }
         x = c;
       }
-      leaf_insert(x, node_lower_bound(keys(x), x->n, key), key, val, dst);
+      const uint32_t i = node_lower_bound(keys(x), x->n, key);
+      if (i < x->n && keys(x)[i] == key) {
+        b_.write_value(vals(x)[i].get(), v, vsize_);
+        b_.free(val);
+        added = false;
+        return;
+      }
+      leaf_insert(x, i, key, val, dst);
     });
-    return true;
+    return added;
   }
 
   bool remove(uint64_t key) {

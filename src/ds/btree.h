@@ -27,13 +27,13 @@
 // node written back first, then the parent's shift, then the left node's `n`),
 // merges and borrows are multi-word in-place changes that a crash can leave
 // half done: keys duplicated in two nodes, or lost. Update overwrites the value
-// in place (can tear). Value objects (btree) and nodes freed by a delete or
-// merge can leak if a crash falls between unlinking and freeing. Under eADR
-// nothing is written back and the fences are the same; stores become durable in
-// program order, so the same in-place windows remain. pmem-trans: every insert,
-// update and delete is one transaction logging, per node it changes in place,
-// one range from the count to the last byte it shifts or overwrites (regions
-// more than kTxMergeGapBytes apart, as in btree-embedded's
+// in place (can tear); so does an insert that meets its key on the way down,
+// after allocating a value object it then frees (a crash between leaks it). Value objects (btree)
+// and nodes freed by a delete or merge can leak if a crash falls between unlinking and freeing.
+// Under eADR nothing is written back and the fences are the same; stores become durable in program
+// order, so the same in-place windows remain. pmem-trans: every insert, update and delete is one
+// transaction logging, per node it changes in place, one range from the count to the last byte it
+// shifts or overwrites (regions more than kTxMergeGapBytes apart, as in btree-embedded's
 // replace_entry, separately); new nodes and values are not logged.
 #pragma once
 
@@ -146,14 +146,25 @@ class BTreeImpl {
     return true;
   }
 
+  // One descent, inside the transaction: the new value object is allocated
+  // and filled first (its misses overlap the descent's), full nodes on the path
+  // are split on the way down, and a key met on the way is updated in place
+  // (the fresh value object is freed again: cancelled in pmem-trans, leaked by
+  // a crash before the free elsewhere, which leak repair frees).
   bool insert(uint64_t key, const char* v) {
-    if (update(key, v)) return false;
+    bool added = true;
     b_.tx([&] {
       const Entry e = new_entry(v);
       if (root_.top()->n == L_.keys) grow(key);
       Node* x = root_.top();
       for (;;) {
-        uint32_t i = node_lower_bound(keys(x), x->n, key);
+        const uint32_t i = node_lower_bound(keys(x), x->n, key);
+        if (i < x->n && keys(x)[i] == key) {
+          b_.write_value(value_of(x, i), v, vsize_);
+          release_value(e);
+          added = false;
+          return;
+        }
         if (x->leaf) {
           insert_at(x, i, key, e, nullptr, kNoKid);
           return;
@@ -161,13 +172,12 @@ class BTreeImpl {
         Node* c = kids(x)[i].get();
         if (c->n == L_.keys) {
           split_child(x, i, c, key);
-          if (key > keys(x)[i]) ++i;
-          c = kids(x)[i].get();
+          continue;  // x gained c's median at i: search x again
         }
         x = c;
       }
     });
-    return true;
+    return added;
   }
 
   bool remove(uint64_t key) {
