@@ -141,6 +141,20 @@ if has peers; then  # performance.md: against the peers, measured interleaved
     for cell in btree-insert btree7-insert rbtree-lookup; do
       fig scripts/peers/vs.py maps --maps-bench "$peers"/maps_bench --cell $cell --pairs 8
     done
+    fig scripts/peers/vs.py maps --maps-bench "$peers"/maps_bench --cell btree7-insert --pairs 16
+    # B-tree inserts descend once: misses per timed insert (callgrind told this machine's caches)
+    b7=(--ds btree --mode pmem-trans -p recordcount=1000000 -p operationcount=1000000 -p updateproportion=0 -p requestdistribution=uniform -p fieldlength=128 -p insertproportion=1 -p readproportion=0 --node-keys 7 --latency-sample 0)
+    fig valgrind --tool=callgrind --callgrind-out-file="$out/cg-btree7.out" --cache-sim=yes --D1=49152,12,64 --LL=33554432,16,64 --toggle-collect='*timed_drive*' build/pmemids run --ds btree --mode pmem-trans -p recordcount=1000000 -p operationcount=1000000 -p updateproportion=0 -p requestdistribution=uniform -p fieldlength=128 -p insertproportion=1 -p readproportion=0 --node-keys 7 --latency-sample 0 --pool-dir "$out/pools" --out "$out/cg-btree7.jsonl"
+    fig env PMEM_IS_PMEM_FORCE=1 valgrind --tool=callgrind --callgrind-out-file="$out/cg-maps.out" --cache-sim=yes --D1=49152,12,64 --LL=33554432,16,64 --toggle-collect='*timed_inserts*' "$peers"/maps_bench btree insert 1000000 1000000 "$out/maps.pool"
+    rm -f "$out/maps.pool"
+    for _ in 1 2 3; do  # write-backs skipped inside libpmem on both sides, then kept
+      fig env PMEM_NO_FLUSH=1 taskset -c 0 build/pmemids run "${b7[@]/1000000/20000}" --pool-dir "$out/pools" --out "$out/noflush.jsonl"
+      fig env PMEM_NO_FLUSH=1 PMEM_IS_PMEM_FORCE=1 taskset -c 0 "$peers"/maps_bench btree insert 20000 20000 "$out/maps.pool"
+      rm -f "$out/maps.pool"
+      fig taskset -c 0 build/pmemids run "${b7[@]/1000000/20000}" --pool-dir "$out/pools" --out "$out/noflush.jsonl"
+      fig env PMEM_IS_PMEM_FORCE=1 taskset -c 0 "$peers"/maps_bench btree insert 20000 20000 "$out/maps.pool"
+      rm -f "$out/maps.pool"
+    done
   fi
 fi
 
