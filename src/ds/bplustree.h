@@ -129,7 +129,7 @@ class BPlusTree {
   }
 
   // One descent, inside the transaction: the new value object is allocated
-  // and filled first (its misses overlap the descent's); a present key is
+  // and filled first (its misses can overlap the descent's); a present key is
   // updated in place at its leaf and the fresh object freed again.
   bool insert(uint64_t key, const char* v) {
     bool added = true;

@@ -28,13 +28,15 @@
 // merges and borrows are multi-word in-place changes that a crash can leave
 // half done: keys duplicated in two nodes, or lost. Update overwrites the value
 // in place (can tear); so does an insert that meets its key on the way down,
-// after allocating a value object it then frees (a crash between leaks it). Value objects (btree)
-// and nodes freed by a delete or merge can leak if a crash falls between unlinking and freeing.
-// Under eADR nothing is written back and the fences are the same; stores become durable in program
-// order, so the same in-place windows remain. pmem-trans: every insert, update and delete is one
-// transaction logging, per node it changes in place, one range from the count to the last byte it
-// shifts or overwrites (regions more than kTxMergeGapBytes apart, as in btree-embedded's
-// replace_entry, separately); new nodes and values are not logged.
+// after allocating a value object it then frees (a crash between leaks it).
+// Value objects (btree) and nodes freed by a delete or merge can leak if a
+// crash falls between unlinking and freeing. Under eADR nothing is written
+// back and the fences are the same; stores become durable in program order,
+// so the same in-place windows remain. pmem-trans: every insert, update and
+// delete is one transaction logging, per node it changes in place, one range
+// from the count to the last byte it shifts or overwrites (regions more than
+// kTxMergeGapBytes apart, as in btree-embedded's replace_entry, separately);
+// new nodes and values are not logged.
 #pragma once
 
 #include <array>
@@ -147,7 +149,7 @@ class BTreeImpl {
   }
 
   // One descent, inside the transaction: the new value object is allocated
-  // and filled first (its misses overlap the descent's), full nodes on the path
+  // and filled first (its misses can overlap the descent's), full nodes on the path
   // are split on the way down, and a key met on the way is updated in place
   // (the fresh value object is freed again: cancelled in pmem-trans, leaked by
   // a crash before the free elsewhere, which leak repair frees).
