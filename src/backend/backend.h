@@ -8,7 +8,8 @@
 //                             (pmem-persist, pmem-trans).
 //   b.alloc<T>(bytes, type)   allocate an uninitialised object (zalloc: zeroed);
 //                             `type` is the pmemobj type number, used to walk
-//                             objects by kind for leak checks.
+//                             objects by kind for leak checks; kTypeBare (0):
+//                             an object without libpmemobj's header (below).
 //   b.free(ptr)
 //   b.pool_bytes()            size of the pool behind the backend (0 for dram).
 //   b.root<R>()               the structure's root record; zeroed when the
@@ -113,6 +114,20 @@ namespace pmemids {
 // two fences and about 2,000 instructions (docs/performance.md, "Where a
 // transaction's fences go"), the bytes between them about one instruction each.
 inline constexpr size_t kTxMergeGapBytes = 1024;
+
+// The type of objects the durable backends allocate without libpmemobj's
+// 16-byte header (up to 4 KiB; larger ones keep it, with type 0). Their data
+// starts on a cache line and fills whole lines, and allocating one writes no
+// header. A typed object's data starts on a line too, so its header ends the
+// line before: a 16-byte store into that line, which libpmemobj writes back at
+// once (a header that starts a line is one non-temporal line store instead).
+// Without it a B-tree insert of a 128-byte value ran about 1.14x as fast here
+// (docs/performance.md, "Objects without a header"). A bare object has no type
+// number (pmemobj_type_num reads 0, hence the value; follow() expects it) and
+// its usable size is its class's whole unit: a pool check tells it from every
+// typed object, not from another bare object. For objects only ever reached
+// from a typed one (a B-tree's values).
+inline constexpr unsigned kTypeBare = 0;
 
 // Bytes the backends place before the structure's root record: room for a
 // 64-byte, 64-byte-aligned lock slot whatever the root's own alignment.

@@ -189,14 +189,17 @@ class ObjBackendBase {
  protected:
   // Allocation flags that make objects of `bytes` start on a cache line, so a
   // node's fields cover the fewest lines (libpmemobj's default classes place
-  // data 16 bytes into a line). Small sizes get a dedicated allocation class,
+  // data 16 bytes into a line). Small sizes get a dedicated allocation class
+  // per unit count and header kind (compact, or none for kTypeBare),
   // registered on first use; large ones keep libpmemobj's default. Safe for
   // concurrent callers: a registered class is one acquire load; registration
-  // takes a mutex (once per unit size).
-  uint64_t alloc_flags(size_t bytes) {
+  // takes a mutex (once per class).
+  uint64_t alloc_flags(size_t bytes, unsigned type) {
     if (bytes > kMaxClassedBytes) return 0;
-    const size_t units = (bytes + kCompactHeader + kCacheLine - 1) / kCacheLine;
-    std::atomic<uint64_t>& slot = class_ids_[units];
+    const bool bare = type == kTypeBare;
+    const size_t header = bare ? 0 : kCompactHeader;
+    const size_t units = (bytes + header + kCacheLine - 1) / kCacheLine;
+    std::atomic<uint64_t>& slot = class_ids_[bare][units];
     if (const uint64_t c = slot.load(std::memory_order_acquire); c != 0)
       return POBJ_CLASS_ID(c - 1);
     const std::lock_guard guard(class_mu_);
@@ -206,7 +209,7 @@ class ObjBackendBase {
     d.unit_size = units * kCacheLine;
     d.alignment = kCacheLine;
     d.units_per_block = std::max<unsigned>(1, (256 << 10) / d.unit_size);
-    d.header_type = POBJ_HEADER_COMPACT;
+    d.header_type = bare ? POBJ_HEADER_NONE : POBJ_HEADER_COMPACT;
     if (pmemobj_ctl_set(pop(), "heap.alloc_class.new.desc", &d) != 0) {
       throw RuntimeError(fmt::format("cannot register allocation class: {}", pmemobj_errormsg()));
     }
@@ -234,9 +237,10 @@ class ObjBackendBase {
   uint64_t repaired_ = 0;
 
  private:
-  // Per unit count (cache lines per allocation, header included): its
-  // registered class id + 1, 0 until registered.
-  std::array<std::atomic<uint64_t>, kMaxUnits + 1> class_ids_{};
+  // Per header kind (compact, none) and unit count (cache lines per
+  // allocation, header included): its registered class id + 1, 0 until
+  // registered.
+  std::array<std::array<std::atomic<uint64_t>, kMaxUnits + 1>, 2> class_ids_{};
   std::mutex class_mu_;
 };
 
@@ -446,7 +450,7 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
   template <class T>
   Ptr<T> alloc(size_t bytes, unsigned type) {
     PMEMoid oid;
-    if (pmemobj_xalloc(this->pop(), &oid, bytes, type, this->alloc_flags(bytes), nullptr,
+    if (pmemobj_xalloc(this->pop(), &oid, bytes, type, this->alloc_flags(bytes, type), nullptr,
                        nullptr) != 0) {
       this->fail("pmemobj_xalloc", bytes);
     }
@@ -457,7 +461,7 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
   template <class T>
   Ptr<T> zalloc(size_t bytes, unsigned type) {
     PMEMoid oid;
-    if (pmemobj_xalloc(this->pop(), &oid, bytes, type, this->alloc_flags(bytes) | POBJ_XALLOC_ZERO,
+    if (pmemobj_xalloc(this->pop(), &oid, bytes, type, this->alloc_flags(bytes, type) | POBJ_XALLOC_ZERO,
                        nullptr, nullptr) != 0) {
       this->fail("pmemobj_xalloc", bytes);
     }
@@ -576,11 +580,11 @@ class TransBackendT : public DurableBackend<Hook, Cpu> {
   // nothing (libpmemobj would find them covered too, at the cost of a call).
   template <class T>
   Ptr<T> alloc(size_t bytes, unsigned type) {
-    return Ptr<T>(tx_alloc(bytes, this->alloc_flags(bytes), type));
+    return Ptr<T>(tx_alloc(bytes, this->alloc_flags(bytes, type), type));
   }
   template <class T>
   Ptr<T> zalloc(size_t bytes, unsigned type) {
-    return Ptr<T>(tx_alloc(bytes, this->alloc_flags(bytes) | POBJ_XALLOC_ZERO, type));
+    return Ptr<T>(tx_alloc(bytes, this->alloc_flags(bytes, type) | POBJ_XALLOC_ZERO, type));
   }
   template <class T>
   void free(Ptr<T> p) {

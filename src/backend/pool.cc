@@ -44,7 +44,7 @@ nlohmann::json libpmemobj_settings() {
   return out;
 }
 
-std::string PoolSpec::layout() const { return fmt::format("pmemids/{}/{}/v2", ds, mode); }
+std::string PoolSpec::layout() const { return fmt::format("pmemids/{}/{}/v3", ds, mode); }
 
 std::string resolve_pool_dir(const std::string& flag) {
   if (!flag.empty()) return flag;

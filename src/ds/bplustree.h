@@ -89,7 +89,7 @@ class BPlusTree {
   // Update overwrites the value in place under one persist (see above).
   static constexpr ModeSet kTornValueModes{Mode::kPersist};
   static constexpr uint32_t kDefaultKeys = 15;
-  enum : unsigned { kTypeNode = 1, kTypeValue = 2 };
+  enum : unsigned { kTypeNode = 1, kTypeValue = kTypeBare };
 
   static uint64_t element_bytes(uint32_t) { return Layout::make(kDefaultKeys).leaf_bytes; }
   static uint64_t pool_bytes(const DsOptions& o) {

@@ -106,7 +106,7 @@ class BTreeImpl {
   // Update overwrites the value in place under one persist (see above).
   static constexpr ModeSet kTornValueModes{Mode::kPersist};
   static constexpr uint32_t kDefaultKeys = 10;
-  enum : unsigned { kTypeNode = 1, kTypeValue = 2 };
+  enum : unsigned { kTypeNode = 1, kTypeValue = kTypeBare };
 
   static uint64_t element_bytes(uint32_t value_size) {
     return Layout::make(kDefaultKeys, value_size).bytes;

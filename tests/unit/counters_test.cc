@@ -155,6 +155,32 @@ TEST(CountersTest, TreeLeafInsertsFenceTwice) {
   leaf_insert_costs<BTreeEmbedded>("btree-embedded", 3);  // keys, values | count
 }
 
+// A bare object (kTypeBare) has no libpmemobj header: no type, its data on a
+// cache line and filling its unit's whole lines, and its allocation writes
+// back no header line. A typed object of the same size keeps all three.
+template <class B>
+class BareObjectTest : public ::testing::Test {};
+TYPED_TEST_SUITE(BareObjectTest, Backends<durable_mode>, BackendName);
+
+TYPED_TEST(BareObjectTest, HasNoHeaderAndAllocatingItWritesNoneBack) {
+  using B = TypeParam;
+  ScratchDir dir;
+  B b(dir.spec("btree", B::kMode));
+  b.template root<uint64_t>();
+  typename B::template Ptr<char> bare, typed;
+  const CostCounters bare_cost =
+      cost_of([&] { b.tx([&] { bare = b.template alloc<char>(kValueSize, kTypeBare); }); });
+  const CostCounters typed_cost =
+      cost_of([&] { b.tx([&] { typed = b.template alloc<char>(kValueSize, 1); }); });
+  EXPECT_EQ(pmemobj_type_num(bare.oid()), uint64_t{kTypeBare});
+  EXPECT_EQ(pmemobj_alloc_usable_size(bare.oid()), 128u) << "two whole lines";
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(bare.get()) % 64, 0u);
+  EXPECT_EQ(pmemobj_type_num(typed.oid()), 1u);
+  EXPECT_EQ(pmemobj_alloc_usable_size(typed.oid()), 176u) << "three lines less the header";
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(typed.get()) % 64, 0u);
+  EXPECT_LT(bare_cost.lib_flushed_lines, typed_cost.lib_flushed_lines) << "the header's line";
+}
+
 TEST(CountersTest, LinesCovered) {
   alignas(64) char buf[256];
   EXPECT_EQ(lines_covered(buf, 0), 0u);
