@@ -43,6 +43,7 @@
 #include "backend/backend.h"
 #include "backend/flusher.h"
 #include "backend/object_index.h"
+#include "backend/pmemobj_settings.h"
 #include "backend/pool.h"
 #include "backend/tx_ranges.h"
 #include "counters/cost_counters.h"
@@ -195,7 +196,7 @@ class ObjBackendBase {
   // concurrent callers: a registered class is one acquire load; registration
   // takes a mutex (once per class).
   uint64_t alloc_flags(size_t bytes, unsigned type) {
-    if (bytes > kMaxClassedBytes) return 0;
+    if (bytes > kClassedBytesMax) return 0;
     const bool bare = type == kTypeBare;
     const size_t header = bare ? 0 : kCompactHeader;
     const size_t units = (bytes + header + kCacheLine - 1) / kCacheLine;
@@ -207,8 +208,8 @@ class ObjBackendBase {
       return POBJ_CLASS_ID(c - 1);
     pobj_alloc_class_desc d{};
     d.unit_size = units * kCacheLine;
-    d.alignment = kCacheLine;
-    d.units_per_block = std::max<unsigned>(1, (256 << 10) / d.unit_size);
+    d.alignment = kClassAlignment;
+    d.units_per_block = std::max<unsigned>(1, kClassBlockBytes / d.unit_size);
     d.header_type = bare ? POBJ_HEADER_NONE : POBJ_HEADER_COMPACT;
     if (pmemobj_ctl_set(pop(), "heap.alloc_class.new.desc", &d) != 0) {
       throw RuntimeError(fmt::format("cannot register allocation class: {}", pmemobj_errormsg()));
@@ -223,9 +224,8 @@ class ObjBackendBase {
   }
 
  private:
-  static constexpr size_t kMaxClassedBytes = 4096;
   static constexpr size_t kCompactHeader = 16;
-  static constexpr size_t kMaxUnits = (kMaxClassedBytes + kCompactHeader) / kCacheLine + 1;
+  static constexpr size_t kMaxUnits = (kClassedBytesMax + kCompactHeader) / kCacheLine + 1;
   static constexpr uint64_t kObjectAlign = 16;
   static constexpr uint64_t kFirstObject = 8192;  // after the pool header and descriptor
   ObjPool pool_;

@@ -41,6 +41,11 @@ nlohmann::json libpmemobj_settings() {
   const char* conf = std::getenv("PMEMOBJ_CONF");
   out["PMEMOBJ_CONF"] = conf != nullptr ? nlohmann::json(conf) : nlohmann::json();
   out["tx_log_append_buffer"] = "none";
+  out["alloc_classes"] = {{"max_bytes", kClassedBytesMax},
+                          {"alignment", kClassAlignment},
+                          {"block_bytes", kClassBlockBytes},
+                          {"header_typed", "compact"},
+                          {"header_bare", "none"}};
   return out;
 }
 

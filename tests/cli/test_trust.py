@@ -328,6 +328,18 @@ def test_context_and_metrics_record_the_machines_state(pmemids):
     assert ("load average" in r.stderr) == (c["loadavg_before"][0] > cpus)
 
 
+@pytest.mark.parametrize("conf", [None, "tx.cache.size=1048576"])
+def test_context_records_the_libpmemobj_settings_the_run_had(pmemids, conf):
+    r = pmemids.run("--ds", "btree", "--mode", "pmem-trans", *TINY,
+                    env={"PMEMOBJ_CONF": conf} if conf else None)
+    [rec] = expect_ok(r)
+    ctl = rec["context"]["libpmemobj_ctl"]
+    assert ctl["PMEMOBJ_CONF"] == conf
+    assert ctl["sds.at_create"] == 0 and ctl["tx_log_append_buffer"] == "none"
+    assert ctl["alloc_classes"] == {"max_bytes": 4096, "alignment": 64, "block_bytes": 262144,
+                                    "header_typed": "compact", "header_bare": "none"}
+
+
 # ---------------------------------------------------------------- 8. docs say what the code does
 
 
