@@ -142,7 +142,11 @@ if has peers; then  # performance.md: against the peers, measured interleaved
       fig scripts/peers/vs.py maps --maps-bench "$peers"/maps_bench --cell $cell --pairs 8
     done
     fig scripts/peers/vs.py maps --maps-bench "$peers"/maps_bench --cell btree7-insert --pairs 16
-    fig scripts/peers/vs.py storedsbench --ycsbc "$peers"/O2/ycsbc --mode pmem-trans --workload write --ds btree,bplustree --pairs 8 --target 1.3
+    for level in O2 O3; do  # the B-trees' write cells (descending once; objects without a header)
+      fig scripts/peers/vs.py storedsbench --ycsbc "$peers"/$level/ycsbc --mode pmem-trans --workload write --ds btree,bplustree --pairs 8 --target 1.3
+    done
+    # objects without a header: the same run of ab7649a's build is the other side of its rounds
+    fig pmemids run --ds btree --mode pmem-trans -p recordcount=1000000 -p operationcount=1000000 -p updateproportion=0 -p requestdistribution=uniform -p fieldlength=128 -p insertproportion=1 -p readproportion=0 --node-keys 7 --latency-sample 0
     # B-tree inserts descend once: misses per timed insert (callgrind told this machine's caches)
     b7=(--ds btree --mode pmem-trans -p recordcount=1000000 -p operationcount=1000000 -p updateproportion=0 -p requestdistribution=uniform -p fieldlength=128 -p insertproportion=1 -p readproportion=0 --node-keys 7 --latency-sample 0)
     fig valgrind --tool=callgrind --callgrind-out-file="$out/cg-btree7.out" --cache-sim=yes --D1=49152,12,64 --LL=33554432,16,64 --toggle-collect='*timed_drive*' build/pmemids run --ds btree --mode pmem-trans -p recordcount=1000000 -p operationcount=1000000 -p updateproportion=0 -p requestdistribution=uniform -p fieldlength=128 -p insertproportion=1 -p readproportion=0 --node-keys 7 --latency-sample 0 --pool-dir "$out/pools" --out "$out/cg-btree7.jsonl"
