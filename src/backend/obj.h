@@ -461,8 +461,8 @@ class PersistBackendT : public DurableBackend<Hook, Cpu> {
   template <class T>
   Ptr<T> zalloc(size_t bytes, unsigned type) {
     PMEMoid oid;
-    if (pmemobj_xalloc(this->pop(), &oid, bytes, type, this->alloc_flags(bytes, type) | POBJ_XALLOC_ZERO,
-                       nullptr, nullptr) != 0) {
+    if (pmemobj_xalloc(this->pop(), &oid, bytes, type,
+                       this->alloc_flags(bytes, type) | POBJ_XALLOC_ZERO, nullptr, nullptr) != 0) {
       this->fail("pmemobj_xalloc", bytes);
     }
     ++tl_costs.allocs;

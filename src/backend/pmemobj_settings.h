@@ -2,9 +2,8 @@
 // beside the pool creation that sets sds.at_create).
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstddef>
+#include <nlohmann/json_fwd.hpp>
 
 namespace pmemids {
 
