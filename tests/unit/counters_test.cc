@@ -176,7 +176,7 @@ TYPED_TEST(BareObjectTest, HasNoHeaderAndAllocatingItWritesNoneBack) {
   EXPECT_EQ(pmemobj_alloc_usable_size(bare.oid()), 128u) << "two whole lines";
   EXPECT_EQ(reinterpret_cast<uintptr_t>(bare.get()) % 64, 0u);
   EXPECT_EQ(pmemobj_type_num(typed.oid()), 1u);
-  EXPECT_EQ(pmemobj_alloc_usable_size(typed.oid()), 176u) << "three lines less the header";
+  EXPECT_EQ(pmemobj_alloc_usable_size(typed.oid()), 112u) << "two lines less the header";
   EXPECT_EQ(reinterpret_cast<uintptr_t>(typed.get()) % 64, 0u);
   EXPECT_LT(bare_cost.lib_flushed_lines, typed_cost.lib_flushed_lines) << "the header's line";
 }
