@@ -146,6 +146,11 @@ if has peers; then  # performance.md: against the peers, measured interleaved
       fig scripts/peers/vs.py storedsbench --ycsbc "$peers"/$level/ycsbc --mode pmem-trans --workload write --ds btree,bplustree --pairs 8 --target 1.3
     done
     # objects without a header: the same run of ab7649a's build is the other side of its rounds
+    for ds in hashtable rbtree; do  # nodes without a header: the build with bare values only is the other side
+      for mode in pmem-trans pmem-persist; do
+        fig pmemids run --ds $ds --mode $mode -p recordcount=200000 -p operationcount=200000 -p updateproportion=0 -p requestdistribution=uniform -p insertproportion=1 -p readproportion=0 --latency-sample 0
+      done
+    done
     fig pmemids run --ds btree --mode pmem-trans -p recordcount=1000000 -p operationcount=1000000 -p updateproportion=0 -p requestdistribution=uniform -p fieldlength=128 -p insertproportion=1 -p readproportion=0 --node-keys 7 --latency-sample 0
     # B-tree inserts descend once: misses per timed insert (callgrind told this machine's caches)
     b7=(--ds btree --mode pmem-trans -p recordcount=1000000 -p operationcount=1000000 -p updateproportion=0 -p requestdistribution=uniform -p fieldlength=128 -p insertproportion=1 -p readproportion=0 --node-keys 7 --latency-sample 0)

@@ -125,8 +125,9 @@ inline constexpr size_t kTxMergeGapBytes = 1024;
 // (docs/performance.md, "Objects without a header"). A bare object has no type
 // number (pmemobj_type_num reads 0, hence the value; follow() expects it) and
 // its usable size is its class's whole unit: a pool check tells it from every
-// typed object, not from another bare object. For objects only ever reached
-// from a typed one (a B-tree's values).
+// typed object, not from another bare object. For the objects of a structure
+// that has one kind of them besides its typed ones: the B-trees' values, the
+// nodes of the hashtable, the linked list, the skip list and the rbtree.
 inline constexpr unsigned kTypeBare = 0;
 
 // Bytes the backends place before the structure's root record: room for a

@@ -62,7 +62,7 @@ class HashTable {
   static constexpr const Knob* kKnobs[] = {&kLoadFactor};
   // Update overwrites the value in place under one persist (see above).
   static constexpr ModeSet kTornValueModes{Mode::kPersist};
-  enum : unsigned { kTypeBuckets = 1, kTypeNode = 2 };
+  enum : unsigned { kTypeBuckets = 1, kTypeNode = kTypeBare };
 
   static uint64_t element_bytes(uint32_t value_size) {
     return kHeaderBytes + value_slot(value_size);

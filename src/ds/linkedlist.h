@@ -54,7 +54,7 @@ class LinkedList {
   static constexpr bool kHarness = false;
   // Update overwrites the value in place under one persist (see above).
   static constexpr ModeSet kTornValueModes{Mode::kPersist};
-  enum : unsigned { kTypeElem = 1 };
+  enum : unsigned { kTypeElem = kTypeBare };
 
   static uint64_t element_bytes(uint32_t value_size) {
     return kHeaderBytes + value_slot(value_size);

@@ -119,7 +119,7 @@ class RBTree {
   static constexpr ModeSet kTornModes{Mode::kPersist};
   // Update overwrites the value in place under one persist (see above).
   static constexpr ModeSet kTornValueModes{Mode::kPersist};
-  enum : unsigned { kTypeNode = 1 };
+  enum : unsigned { kTypeNode = kTypeBare };
 
   static uint64_t element_bytes(uint32_t value_size) {
     return value_slot(value_size) + sizeof(Hdr);

@@ -92,7 +92,7 @@ class SkipList {
   static constexpr const Knob* kKnobs[] = {&kMaxHeight};
   // Update overwrites the value in place under one persist (see above).
   static constexpr ModeSet kTornValueModes{Mode::kPersist};
-  enum : unsigned { kTypeHead = 1, kTypeNode = 2 };
+  enum : unsigned { kTypeHead = 1, kTypeNode = kTypeBare };
 
   // The expected node size with the fair coin (expected height 2).
   static uint64_t element_bytes(uint32_t value_size) {

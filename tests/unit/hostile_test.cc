@@ -128,7 +128,7 @@ TYPED_TEST(CheckedWalk, ALinkToAnotherPoolIsRefused) {
 
 TYPED_TEST(CheckedWalk, ALinkToAnObjectOfAnotherTypeIsRefused) {
   this->build();
-  // The root's first link always names an object of type 1; type 77 is no one's.
+  // The root's first link names an object of type 1 or a bare one (0); type 77 is no one's.
   this->forge_root_link([](PMEMoid& link, PMEMoid root) {
     PMEMoid other;
     ASSERT_EQ(pmemobj_alloc(pmemobj_pool_by_oid(root), &other, 4096, 77, nullptr, nullptr), 0);
