@@ -144,6 +144,7 @@ if has peers; then  # performance.md: against the peers, measured interleaved
     fig scripts/peers/vs.py maps --maps-bench "$peers"/maps_bench --cell btree7-insert --pairs 16
     for level in O2 O3; do  # the B-trees' write cells (descending once; objects without a header)
       fig scripts/peers/vs.py storedsbench --ycsbc "$peers"/$level/ycsbc --mode pmem-trans --workload write --ds btree,bplustree --pairs 8 --target 1.3
+      fig scripts/peers/vs.py storedsbench --ycsbc "$peers"/$level/ycsbc --mode pmem-trans --workload write --ds hashtable,rbtree --pairs 8 --target 1.3
     done
     # objects without a header: the same run of ab7649a's build is the other side of its rounds
     for ds in hashtable rbtree; do  # nodes without a header: the build with bare values only is the other side
