@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "counters/cost_counters.h"
+#include "pmem/flush.h"
 #include "pmem/latency.h"
 
 namespace pmemids {
@@ -14,6 +15,15 @@ namespace {
 
 bool g_lib_flushes = true;
 LibFlushObserver* g_observer = nullptr;
+
+// The lines libpmem's flush loop writes back for [p, p + n): it starts at the
+// line holding p and runs while below p + n, so an empty range inside a line
+// still writes that line back (libpmemobj persists one when it sets up a run
+// of a class without headers).
+uint64_t libpmem_lines(const void* p, size_t n) {
+  if (n == 0) return reinterpret_cast<uintptr_t>(p) % kFlushLine != 0 ? 1 : 0;
+  return lines_covered(p, n);
+}
 
 void observe_flush(const void* p, size_t n) {
   if (g_observer != nullptr) [[unlikely]]
@@ -111,6 +121,7 @@ bool lib_hooks_bound() {
 }  // namespace pmemids
 
 using pmemids::libpmem;
+using pmemids::libpmem_lines;
 using pmemids::lines_covered;
 using pmemids::observe_flush;
 using pmemids::tl_costs;
@@ -119,10 +130,10 @@ extern "C" {
 
 void pmem_flush(const void* addr, size_t len) {
   if (!pmemids::g_lib_flushes) {
-    tl_costs.lib_flushes_elided += lines_covered(addr, len);
+    tl_costs.lib_flushes_elided += libpmem_lines(addr, len);
     return;
   }
-  tl_costs.lib_flushed_lines += lines_covered(addr, len);
+  tl_costs.lib_flushed_lines += libpmem_lines(addr, len);
   libpmem().flush(addr, len);
   observe_flush(addr, len);
 }
@@ -136,11 +147,11 @@ void pmem_drain(void) {
 // issued here directly instead, so neither reaches the functions above.
 void pmem_persist(const void* addr, size_t len) {
   if (pmemids::g_lib_flushes) {
-    tl_costs.lib_flushed_lines += lines_covered(addr, len);
+    tl_costs.lib_flushed_lines += libpmem_lines(addr, len);
     libpmem().flush(addr, len);
     observe_flush(addr, len);
   } else {
-    tl_costs.lib_flushes_elided += lines_covered(addr, len);
+    tl_costs.lib_flushes_elided += libpmem_lines(addr, len);
   }
   libpmem().drain();
   pmemids::fenced();

@@ -400,6 +400,21 @@ TEST(LibpmemHooks, EachWriteBackAndFenceIsCountedOnceAndElidedUnderEadr) {
   }
 }
 
+// libpmem's flush loop starts at the line holding the address and runs while
+// below address + length: an empty range at an address inside a line writes
+// that line back (libpmemobj persists one when it sets up a run of a class
+// without headers), one on a line's first byte writes back nothing.
+TEST(LibpmemHooks, AnEmptyRangeCountsTheLineLibpmemWritesBack) {
+  alignas(64) static char buf[128];
+  const ScopedPolicy scoped(policy("adr"));
+  const CostCounters before = tl_costs;
+  pmem_flush(buf + 8, 0);
+  pmem_persist(buf + 72, 0);
+  pmem_flush(buf, 0);
+  pmem_persist(buf + 64, 0);
+  EXPECT_EQ(since(before).lib_flushed_lines, 2u);
+}
+
 TEST(LibpmemHooks, ATransactionsWriteBacksAndFencesAreCounted) {
   ScratchDir dir;
   const ScopedPolicy scoped(policy("adr"));
