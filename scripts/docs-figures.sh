@@ -212,6 +212,9 @@ if has domains; then  # performance.md: the flush layer, fences, domains, instru
     done
     fig pmemids run --ds $ds --mode pmem-persist,pmem-trans -P workloads/pmemids-write -p recordcount=100000 -p operationcount=200000 --latency-sample 0 --repeat 3 --out "$out/whatif.jsonl"
   done
+  for ns in 0 100 200 300; do  # the injected wait overlaps the write-back's own cost (two runs each)
+    fig pmemids run --ds hashtable --mode pmem-persist -P workloads/pmemids-write -p recordcount=5000 -p operationcount=150000 --pmem-write-ns $ns --latency-sample 0
+  done
 fi
 
 if has seed002; then  # performance.md: seed 002's lock-free ring buffer and lists
