@@ -121,13 +121,13 @@ inline constexpr size_t kTxMergeGapBytes = 1024;
 // header. A typed object's data starts on a line too, so its header ends the
 // line before: a 16-byte store into that line, which libpmemobj writes back at
 // once (a header that starts a line is one non-temporal line store instead).
-// Without it a B-tree insert of a 128-byte value ran about 1.14x as fast here
+// Without it a B-tree insert of a 128-byte value ran about 1.15x as fast here
 // (docs/performance.md, "Objects without a header"). A bare object has no type
 // number (pmemobj_type_num reads 0, hence the value; follow() expects it) and
 // its usable size is its class's whole unit: a pool check tells it from every
-// typed object, not from another bare object. For the objects of a structure
-// that has one kind of them besides its typed ones: the B-trees' values, the
-// nodes of the hashtable, the linked list, the skip list and the rbtree.
+// typed object, not from another bare object. So a structure makes at most one
+// kind of its objects bare: the B-trees' values, the nodes of the hashtable,
+// the linked list, the skip list and the rbtree.
 inline constexpr unsigned kTypeBare = 0;
 
 // Bytes the backends place before the structure's root record: room for a

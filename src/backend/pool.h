@@ -3,11 +3,11 @@
 //
 // A pool file is named <dir>/<ds>.<mode>[.<instance>].pool and created with the
 // layout "pmemids/<ds>/<mode>/v3" (v2: the root record follows the lock slot
-// prefix, see backend.h; v3: the B-trees' values and the nodes of the hashtable,
-// linked list, skip list and rbtree are bare objects, without libpmemobj's
-// header: kTypeBare in backend.h); opening a file whose layout differs is
-// refused (UsageError) and leaves the file untouched. Creating over an existing file is
-// refused too: pass reopen to use it. Shadow data structures (SDS) are disabled
+// prefix, see backend.h; v3: the B-trees' values and the nodes of the
+// hashtable, linked list, skip list and rbtree are bare objects, without
+// libpmemobj's header: kTypeBare in backend.h); opening a file whose layout
+// differs is refused (UsageError) and leaves the file untouched. Creating over
+// an existing file is refused too: pass reopen to use it. Shadow data structures (SDS) are disabled
 // at creation through the ctl API so pools work on emulated PMEM and on PMDK 2.x.
 #pragma once
 
