@@ -248,13 +248,15 @@ class TimedRunner(FakeRunner):
         return out
 
 
-SCALED = rounds.Design(rounds.looks_up_to(20), rounds.BUDGETS["quick"], cap_s=rounds.BUDGET_CAPS["quick"])
+SCALED = rounds.Design(rounds.looks_up_to(rounds.MAX_ROUNDS["quick"]), rounds.BUDGETS["quick"],
+                       cap_s=rounds.BUDGET_CAPS["quick"])
 
 
 @pytest.mark.parametrize("pace, calls, stopped, budget", [
     (60.0, [3, 5, 8], "budget", 600.0),                 # 1.25 x 8 rounds at 1 min a round
     (120.0, [3, 5], "budget", 720.0),                   # the cap: 12 minutes at quick
-    (1.5, [3, 5, 8, 12, 20], "maximum", 180.0),         # a fast claim keeps the default 3m
+    (5.0, [3, 5, 8, 12, 20, 30], "budget", 180.0),      # 50 rounds would take 250 s of 180
+    (1.5, [3, 5, 8, 12, 20, 30, 50], "maximum", 180.0),  # a fast claim keeps the default 3m
 ])
 def test_a_default_budget_is_scaled_to_the_round_time(tmp_path, pace, calls, stopped, budget):
     c = claims.load(claim_file(tmp_path, CLAIM))
@@ -263,8 +265,8 @@ def test_a_default_budget_is_scaled_to_the_round_time(tmp_path, pace, calls, sto
     assert runner.calls == calls and v["rounds"]["stopped"] == stopped
     assert v["rounds"]["budget_s"] == budget and v["rounds"]["budget"]["from"] == "default scaled"
     assert v["rounds"]["budget"]["pace_s"] == pace
-    # The budget decides when to stop looking, never a look's level: the design's 5 looks.
-    assert v["rounds"]["level_per_look"] == 0.05 / 5 and v["checks"][0]["looks"] == 5
+    # The budget decides when to stop looking, never a look's level: the design's 7 looks.
+    assert v["rounds"]["level_per_look"] == 0.05 / 7 and v["checks"][0]["looks"] == 7
     if stopped == "budget":
         assert v["display"] == (f"within noise [{calls[-1]} rounds, stopped: budget "
                                 f"{budget / 60:g}m (the default 3m scaled to the round time) spent]")
@@ -274,7 +276,7 @@ def test_a_default_budget_is_scaled_to_the_round_time(tmp_path, pace, calls, sto
 def test_a_given_budget_stays_a_hard_cap(tmp_path):
     c = claims.load(claim_file(tmp_path, CLAIM))
     runner = TimedRunner(tmp_path, ratio=1.0, pace=60.0)
-    given = rounds.Design(rounds.looks_up_to(20), 180.0)
+    given = rounds.Design(rounds.looks_up_to(rounds.MAX_ROUNDS["quick"]), 180.0)
     v = rounds.in_rounds(c, "quick", given, runner, clock=runner.clock)
     assert runner.calls == [3] and v["rounds"]["budget"] == {"from": "given", "s": 180.0}
     assert v["display"] == "within noise [3 rounds, stopped: budget 3m spent]"
@@ -332,12 +334,13 @@ def sequential(d: list[list[float]], looks, planned: int, test) -> tuple[str, se
 def test_sequential_rule_keeps_wrong_verdicts_at_the_stated_level():
     """Null claims: both configurations' records drawn from one distribution (a load that
     drifts between rounds, noise of 5%, now and then a load spike on one run), decided
-    after rounds 3, 5, 8, 12, 20 as `pmemids reproduce` does. Any verdict but within noise
+    after rounds 3, 5, 8, 12, 20, 30, 50 as `pmemids reproduce` does at the quick scale. Any verdict but within noise
     is wrong; their rate stays under 5%. Looking after every round at the undivided level
     would not: the simulation can tell."""
     rng = random.Random(26)
     test = predicate.parse(BELOW).test
-    looks = rounds.looks_up_to(20)
+    looks = rounds.looks_up_to(rounds.MAX_ROUNDS["quick"])
+    assert looks == (3, 5, 8, 12, 20, 30, 50)
     claims_n, groups = 1000, 2
     wrong = naive = 0
     tests: set[str] = set()

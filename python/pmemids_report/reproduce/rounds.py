@@ -64,7 +64,7 @@ BUDGETS = {"quick": 180.0, "default": 900.0, "paper": 7200.0}
 BUDGET_CAPS = {"quick": 720.0, "default": 3600.0, "paper": 28800.0}
 BUDGET_ROUNDS = 8     # a default budget is scaled to reach the look after this many rounds
 BUDGET_SLACK = 1.25   # for the decisions between looks and a pace that drifts
-MAX_ROUNDS = {"quick": 20, "default": 20, "paper": 30}
+MAX_ROUNDS = {"quick": 50, "default": 50, "paper": 30}
 NOISY_FACTOR = 3.0
 MIN_ROUNDS = 2
 
@@ -137,7 +137,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"{_per_scale(BUDGET_CAPS)}; the budget decides when to stop looking, "
                         "never the level of a look")
     p.add_argument("--max-rounds", type=_max_rounds, metavar="N",
-                   help="the last look: at most N rounds (default: quick and default 20, paper 30)")
+                   help="the last look: at most N rounds (default: quick and default 50, paper 30)")
     p.add_argument("--no-interleave", action="store_true",
                    help="run each configuration's repetitions back to back (the sweep's "
                         "--no-interleave) and decide once, with Welch's test (an --out of its "
