@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -231,3 +232,20 @@ def test_pool_dir_from_environment(pmemids, pool_dir):
                 env={"PMEMIDS_POOL_DIR": str(pool_dir / "missing")})
     assert r.returncode == 2, r.describe()
     assert "missing" in r.stderr
+
+
+MUTANTS = sorted((Path(__file__).resolve().parents[2] / "tests" / "mutation").glob("*.sed"))
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda p: p.stem)
+def test_each_mutant_names_unit_tests_that_exist(binary, mutant):
+    """scripts/mutation.sh runs a mutant's `tests:` gtest filter against the crash suites;
+    a filter that matches no test passes every mutant (gtest runs nothing and exits 0)."""
+    suite = Path(binary).parent / "pmemids_tests"
+    if not suite.exists():
+        pytest.skip(f"{suite} not built (the crash suites are in it)")
+    (line,) = [l for l in mutant.read_text().splitlines() if l.startswith("# tests:")]
+    pattern = line.split(":", 1)[1].strip()
+    listed = subprocess.run([str(suite), "--gtest_list_tests", f"--gtest_filter={pattern}"],
+                            capture_output=True, text=True, timeout=60, check=True).stdout
+    assert any(l.startswith("  ") for l in listed.splitlines()), f"{mutant.name}: '{pattern}' matches no test"

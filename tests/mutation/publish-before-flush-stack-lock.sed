@@ -8,7 +8,7 @@
 # hits:   stack-lock pmem-persist
 # file:   src/ds/stack_lock.h
 # crash:  --ds stack-lock --mode pmem-persist --points 100000
-# tests:  StackCrash/stack_lock.*
+# tests:  StackCrash/stack_lock_*
 /^    nodes_->flush(x);$/d
 /^    b_.drain();$/d
 /^    b_.store_word(root_->top, x);$/a\
