@@ -248,4 +248,5 @@ def test_each_mutant_names_unit_tests_that_exist(binary, mutant):
     pattern = line.split(":", 1)[1].strip()
     listed = subprocess.run([str(suite), "--gtest_list_tests", f"--gtest_filter={pattern}"],
                             capture_output=True, text=True, timeout=60, check=True).stdout
-    assert any(l.startswith("  ") for l in listed.splitlines()), f"{mutant.name}: '{pattern}' matches no test"
+    assert any(l.startswith("  ") for l in listed.splitlines()), \
+        f"{mutant.name}: '{pattern}' matches no test"

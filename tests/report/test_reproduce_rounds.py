@@ -334,9 +334,9 @@ def sequential(d: list[list[float]], looks, planned: int, test) -> tuple[str, se
 def test_sequential_rule_keeps_wrong_verdicts_at_the_stated_level():
     """Null claims: both configurations' records drawn from one distribution (a load that
     drifts between rounds, noise of 5%, now and then a load spike on one run), decided
-    after rounds 3, 5, 8, 12, 20, 30, 50 as `pmemids reproduce` does at the quick scale. Any verdict but within noise
-    is wrong; their rate stays under 5%. Looking after every round at the undivided level
-    would not: the simulation can tell."""
+    after rounds 3, 5, 8, 12, 20, 30, 50 as `pmemids reproduce` does at the quick scale.
+    Any verdict but within noise is wrong; their rate stays under 5%. Looking after every
+    round at the undivided level would not: the simulation can tell."""
     rng = random.Random(26)
     test = predicate.parse(BELOW).test
     looks = rounds.looks_up_to(rounds.MAX_ROUNDS["quick"])
